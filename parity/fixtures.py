@@ -1,0 +1,172 @@
+"""Data sets and models that both sides of a parity spec use.
+
+A model is "the same model" on both sides (DESIGN §4): a closed-form function written in both
+languages, an R model called from Python through ``r_bridge.RModel``, or a Python model called
+from R through ``r_bridge.as_r_predict_function``. Each model factory returns a
+:class:`ModelPair` with the Python ``Predictor`` arguments and the R ``Predictor`` arguments.
+"""
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["dataset", "model_pair", "ModelPair", "DATASETS", "MODELS"]
+
+
+# ---------------------------------------------------------------------------- data sets
+def _r_dataset(expr: str) -> pd.DataFrame:
+    from r_bridge import convert, session
+
+    session.require(["MASS"])
+    return convert.r2py(session.r_eval(expr))
+
+
+def _friedman1(n: int = 300, seed: int = 1) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(size=(n, 10))
+    df = pd.DataFrame(X, columns=[f"x{i + 1}" for i in range(10)])
+    df["y"] = _friedman1_f(df) + rng.normal(scale=1.0, size=n)
+    return df
+
+
+def _friedman1_f(df: pd.DataFrame) -> np.ndarray:
+    return (10 * np.sin(np.pi * df["x1"].to_numpy() * df["x2"].to_numpy())
+            + 20 * (df["x3"].to_numpy() - 0.5) ** 2 + 10 * df["x4"].to_numpy() + 5 * df["x5"].to_numpy())
+
+
+_FRIEDMAN1_R = """function(newdata) 10 * sin(pi * newdata$x1 * newdata$x2) + 20 * (newdata$x3 - 0.5)^2 +
+  10 * newdata$x4 + 5 * newdata$x5"""
+
+
+def _mixed(n: int = 200, seed: int = 2) -> pd.DataFrame:
+    """Numerical, integer, categorical (with an unused level) and ordered features, with ties."""
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame({
+        "num": np.round(rng.normal(size=n), 2),
+        "int": rng.integers(0, 8, size=n).astype("int64"),
+        "cat": pd.Categorical(rng.choice(["a", "b", "c"], size=n), categories=["a", "b", "c", "unused"]),
+        "ord": pd.Categorical(rng.choice(["low", "mid", "high"], size=n), categories=["low", "mid", "high"],
+                              ordered=True),
+        "u": rng.uniform(size=n),
+    })
+    df["y"] = _mixed_f(df) + rng.normal(scale=0.3, size=n)
+    return df
+
+
+def _mixed_f(df: pd.DataFrame) -> np.ndarray:
+    num = df["num"].to_numpy(dtype=float)
+    it = df["int"].to_numpy(dtype=float)
+    cat = np.asarray(df["cat"].astype(str))
+    ord_ = np.asarray(df["ord"].astype(str))
+    return (num + 0.5 * it + 2.0 * (cat == "b") * num - 1.0 * (cat == "c") + 0.7 * (ord_ == "high")
+            + 0.3 * (ord_ == "mid") * it + df["u"].to_numpy(dtype=float) ** 2)
+
+
+_MIXED_R = """function(newdata) {
+  num <- as.numeric(newdata$num); it <- as.numeric(newdata$int)
+  cat <- as.character(newdata$cat); ord <- as.character(newdata$ord)
+  num + 0.5 * it + 2.0 * (cat == "b") * num - 1.0 * (cat == "c") + 0.7 * (ord == "high") +
+    0.3 * (ord == "mid") * it + as.numeric(newdata$u)^2
+}"""
+
+
+@functools.lru_cache(maxsize=None)
+def _dataset_cached(name: str) -> pd.DataFrame:
+    if name == "boston":
+        return _r_dataset("MASS::Boston")
+    if name == "iris":
+        return _r_dataset("datasets::iris")
+    if name == "friedman1":
+        return _friedman1()
+    if name == "friedman1_small":
+        return _friedman1(n=40, seed=3)
+    if name == "mixed":
+        return _mixed()
+    raise KeyError(f"unknown data set {name!r}; known: {sorted(DATASETS)}")
+
+
+DATASETS = ("boston", "iris", "friedman1", "friedman1_small", "mixed")
+
+
+def dataset(name: str) -> pd.DataFrame:
+    """A copy of the named data set."""
+    return _dataset_cached(name).copy()
+
+
+# ---------------------------------------------------------------------------- models
+@dataclass
+class ModelPair:
+    """The Python side's ``Predictor`` keywords and the R side's ``r_predictor`` keywords."""
+
+    py: Dict[str, Any]
+    r: Dict[str, Any]
+    data: str
+    y: Any = None
+    extra: Dict[str, Any] = field(default_factory=dict)
+
+
+def _closed_form(f_py: Callable, f_r: str):
+    from r_bridge import RFunction
+
+    return {"predict_function": f_py}, {"model": RFunction(f_r)}
+
+
+@functools.lru_cache(maxsize=None)
+def _r_model(expr: str, packages: tuple, type_: str | None, seed: int):
+    from r_bridge import RModel
+
+    return RModel(expr, packages=packages, type=type_, seed=seed)
+
+
+@functools.lru_cache(maxsize=None)
+def _sk_model(name: str):
+    if name == "sk_iris_logreg":
+        from sklearn.linear_model import LogisticRegression
+
+        d = dataset("iris")
+        X = d.drop(columns="Species")
+        return LogisticRegression(max_iter=1000).fit(X, d["Species"].astype(str))
+    if name == "sk_friedman_gbr":
+        from sklearn.ensemble import GradientBoostingRegressor
+
+        d = dataset("friedman1")
+        return GradientBoostingRegressor(n_estimators=50, max_depth=3, random_state=0).fit(d.drop(columns="y"), d["y"])
+    raise KeyError(name)
+
+
+def model_pair(name: str) -> ModelPair:
+    """The named model, ready for both sides."""
+    if name == "friedman1_closed":
+        py, r = _closed_form(_friedman1_f, _FRIEDMAN1_R)
+        return ModelPair(py, r, data="friedman1", y="y")
+    if name == "friedman1_small_closed":
+        py, r = _closed_form(_friedman1_f, _FRIEDMAN1_R)
+        return ModelPair(py, r, data="friedman1_small", y="y")
+    if name == "mixed_closed":
+        py, r = _closed_form(_mixed_f, _MIXED_R)
+        return ModelPair(py, r, data="mixed", y="y")
+    if name == "rf_boston":
+        m = _r_model("randomForest::randomForest(medv ~ ., data = MASS::Boston, ntree = 50)",
+                     ("randomForest", "MASS"), None, 42)
+        return ModelPair({"model": m}, {"model": m}, data="boston", y="medv")
+    if name == "rf_iris_prob":
+        m = _r_model("randomForest::randomForest(Species ~ ., data = iris, ntree = 50)", ("randomForest",), "prob", 7)
+        return ModelPair({"model": m}, {"model": m}, data="iris", y="Species")
+    if name == "rf_iris_class":
+        m = _r_model("randomForest::randomForest(Species ~ ., data = iris, ntree = 50)", ("randomForest",), None, 7)
+        return ModelPair({"model": m}, {"model": m}, data="iris", y="Species")
+    if name == "sk_iris_logreg":
+        m = _sk_model(name)
+        return ModelPair({"model": m}, {"model": m}, data="iris", y="Species")
+    if name == "sk_friedman_gbr":
+        m = _sk_model(name)
+        return ModelPair({"model": m}, {"model": m}, data="friedman1", y="y")
+    raise KeyError(f"unknown model {name!r}; known: {sorted(MODELS)}")
+
+
+MODELS = ("friedman1_closed", "friedman1_small_closed", "mixed_closed", "rf_boston", "rf_iris_prob", "rf_iris_class",
+          "sk_iris_logreg", "sk_friedman_gbr")

@@ -1,0 +1,1 @@
+"""Reimplementations of the R primitives and algorithms that parity with iml needs."""

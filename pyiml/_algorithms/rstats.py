@@ -1,0 +1,126 @@
+"""R's summary statistics with R's own arithmetic.
+
+R accumulates ``sum`` and ``mean`` of doubles in ``long double`` (80-bit extended precision on
+x86-64) and ``mean`` adds a second correction pass. numpy's pairwise summation differs in the
+last bits, which matters where results must equal R's bit for bit (losses inside FeatureImp,
+medians and quantiles of repeated errors). These helpers restate R's definitions:
+
+* ``sum(x)``: sequential sum in long double, rounded to double once at the end.
+* ``mean(x)``: ``s = sum(x)/n`` in long double; if finite, ``s += sum(x - s)/n`` (long double).
+* ``median(x)``: the middle value, or ``mean`` of the two middle values.
+* ``quantile(x, p, type = 7)`` and ``type = 1`` as in R's ``quantile.default``.
+* ``var(x)``: two-pass with R's long-double mean, denominator n − 1.
+
+Where ``np.longdouble`` is plain double (some platforms), the results agree with R to the
+usual rounding error instead of bit for bit.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["r_sum", "r_mean", "r_median", "r_var", "r_quantile", "r_col_means"]
+
+_LD = np.longdouble
+
+
+def r_sum(x) -> float:
+    """R's ``sum()`` of a double vector (sequential long-double accumulation)."""
+    x = np.asarray(x, dtype=float).ravel()
+    if x.size == 0:
+        return 0.0
+    return float(np.cumsum(x.astype(_LD))[-1])
+
+
+def r_mean(x) -> float:
+    """R's ``mean()`` of a double vector (long double, with R's second correction pass).
+
+    Returns NaN for an empty vector, as R does.
+    """
+    x = np.asarray(x, dtype=float).ravel()
+    n = x.size
+    if n == 0:
+        return float("nan")
+    xl = x.astype(_LD)
+    s = np.cumsum(xl)[-1] / n
+    if np.isfinite(s):
+        t = np.cumsum(xl - s)[-1]
+        s = s + t / n
+    return float(s)
+
+
+def r_col_means(m) -> np.ndarray:
+    """``apply(m, 2, mean)`` with R's ``mean`` per column, vectorised over columns."""
+    m = np.asarray(m, dtype=float)
+    if m.ndim == 1:
+        return np.array([r_mean(m)])
+    n = m.shape[0]
+    if n == 0:
+        return np.full(m.shape[1], np.nan)
+    ml = m.astype(_LD)
+    s = np.cumsum(ml, axis=0)[-1] / n
+    t = np.cumsum(ml - s, axis=0)[-1]
+    out = np.where(np.isfinite(s), s + t / n, s)
+    return out.astype(float)
+
+
+def r_median(x) -> float:
+    """R's ``median()`` (NaN for an empty vector; NaN if any value is NaN, as ``na.rm = FALSE``)."""
+    x = np.asarray(x, dtype=float).ravel()
+    n = x.size
+    if n == 0 or np.isnan(x).any():
+        return float("nan")
+    half = (n + 1) // 2
+    xs = np.sort(x)
+    if n % 2 == 1:
+        return float(xs[half - 1])
+    return r_mean(xs[half - 1: half + 1])
+
+
+def r_var(x) -> float:
+    """R's ``var()`` of a vector (denominator n − 1; NaN for n < 2)."""
+    x = np.asarray(x, dtype=float).ravel()
+    n = x.size
+    if n < 2:
+        return float("nan")
+    m = _LD(r_mean(x))
+    d = x.astype(_LD) - m
+    return float(np.cumsum(d * d)[-1] / (n - 1))
+
+
+def r_quantile(x, probs, type: int = 7) -> np.ndarray:
+    """R's ``quantile(x, probs, type = type, names = FALSE)`` for types 1 and 7.
+
+    Non-finite values are not removed (R errors on NA unless ``na.rm``; callers drop them).
+
+    Parameters
+    ----------
+    x : array-like of float
+    probs : float or array-like of float in [0, 1]
+    type : {1, 7}
+        Type 7 (R's default, linear interpolation with R's expression) or type 1 (inverse of
+        the empirical distribution function, used by iml's ALE grids).
+    """
+    xs = np.sort(np.asarray(x, dtype=float).ravel())
+    p = np.atleast_1d(np.asarray(probs, dtype=float))
+    n = xs.size
+    if n == 0:
+        return np.full(p.shape, np.nan)
+    if type == 7:
+        index = 1 + max(n - 1, 0) * p
+        lo = np.floor(index).astype(np.int64)
+        hi = np.ceil(index).astype(np.int64)
+        qs = xs[lo - 1].copy()
+        xhi = xs[hi - 1]
+        i = (index > lo) & (xhi != qs)
+        h = (index - lo)[i]
+        qs[i] = (1 - h) * qs[i] + h * xhi[i]
+        return qs
+    if type == 1:
+        # R 4.2: nppm <- n * probs; j <- floor(nppm); h <- nppm > j; x padded as
+        # c(x[1], x[1], x, x[n], x[n]); qs <- x[j + 2]; qs[h] <- x[j + 3]  (1-based)
+        nppm = n * p
+        j = np.floor(nppm).astype(np.int64)
+        h = nppm > j
+        xpad = np.concatenate(([xs[0], xs[0]], xs, [xs[-1], xs[-1]]))
+        return np.where(h, xpad[np.clip(j + 2, 0, n + 3)], xpad[np.clip(j + 1, 0, n + 3)])
+    raise ValueError(f"type must be 1 or 7, got {type!r}")

@@ -1,0 +1,103 @@
+"""``InterpretationMethod``: the base class that owns the SIPA run.
+
+R equivalent: ``iml::InterpretationMethod`` (spec §5). A method supplies its intervention
+(the design to predict) and its aggregation; the base class runs
+sample → intervene → predict → aggregate once, in the constructor, and keeps the result.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+import pandas as pd
+
+from .predictor import Predictor
+
+__all__ = ["InterpretationMethod"]
+
+
+class InterpretationMethod:
+    """Base class of every interpretation method.
+
+    R equivalent: ``iml::InterpretationMethod``.
+
+    Subclasses implement :meth:`_sample` (default: the data), :meth:`_intervene` (default:
+    the sample), :meth:`_predict` (default: predict the design in ``batch_size`` chunks) and
+    :meth:`_aggregate` (returns the results DataFrame), and :meth:`_plot` (returns a
+    matplotlib Figure).
+
+    Attributes
+    ----------
+    predictor : Predictor
+    results : pandas.DataFrame or None
+        None until the method has run.
+    """
+
+    _param_lines: tuple = ()
+
+    def __init__(self, predictor: Predictor):
+        if not isinstance(predictor, Predictor):
+            raise TypeError(
+                f"predictor must be a pyiml.Predictor, not {type(predictor).__name__}: wrap the model "
+                "with pyiml.Predictor(model, data=...)"
+            )
+        self.predictor = predictor
+        self.sampler = predictor.data
+        self.results: Optional[pd.DataFrame] = None
+        self._finished = False
+        self._multiclass: Optional[bool] = None
+
+    # SIPA steps -------------------------------------------------------------
+    def _sample(self):
+        return self.sampler.get_x()
+
+    def _intervene(self, sample):
+        return sample
+
+    def _predict(self, design):
+        p = self.predictor
+        vals = p.predict_batched(len(design), lambda s, e: design.iloc[s:e])
+        self._multiclass = vals.shape[1] > 1
+        return vals
+
+    def _aggregate(self, sample, design, predictions) -> pd.DataFrame:
+        out = design.reset_index(drop=True).copy()
+        for j, name in enumerate(self.predictor.output_names):
+            out[name] = predictions[:, j]
+        return out
+
+    def _run(self, force: bool = False) -> None:
+        """Run sample → intervene → predict → aggregate (R: ``private$run(force)``)."""
+        if force:
+            self._flush()
+        if self._finished:
+            return
+        sample = self._sample()
+        design = self._intervene(sample)
+        predictions = self._predict(design)
+        self.results = self._aggregate(sample, design, predictions)
+        self._finished = True
+
+    def _flush(self) -> None:
+        self.results = None
+        self._finished = False
+
+    # public -----------------------------------------------------------------
+    def plot(self, *args, **kwargs):
+        """Plot the results as iml does; returns a matplotlib Figure."""
+        if self.results is None:
+            raise RuntimeError("call run() first! (the method has no results yet)")
+        return self._plot(*args, **kwargs)
+
+    def _plot(self, *args, **kwargs):  # pragma: no cover - every method overrides
+        raise TypeError(f"{type(self).__name__} has no plot")
+
+    def _params_repr(self) -> list:
+        return []
+
+    def __repr__(self) -> str:
+        lines = [f"Interpretation method:  {type(self).__name__}"]
+        lines += self._params_repr()
+        lines += ["", "Analysed predictor:", repr(self.predictor), "", "Analysed data:", repr(self.sampler), "",
+                  "Head of results:"]
+        lines.append(repr(self.results.head(6)) if self.results is not None else "NULL")
+        return "\n".join(lines)

@@ -1,0 +1,282 @@
+"""``Data``: the data a method samples from, with iml's feature types.
+
+R equivalent: iml's internal R6 class ``Data`` (spec §3).
+"""
+from __future__ import annotations
+
+import warnings
+from typing import Dict, List, Optional, Sequence
+
+import numpy as np
+import pandas as pd
+
+from .random import as_random_source
+
+__all__ = ["Data", "feature_type", "FEATURE_TYPES"]
+
+FEATURE_TYPES = ("numerical", "integer", "categorical")
+
+
+def feature_type(column: pd.Series, name: str = "column") -> str:
+    """iml's feature type of a pandas column.
+
+    ``float`` → "numerical"; signed/unsigned ``int`` (also nullable ``Int64``) → "integer";
+    ``category``, strings (``object`` holding only str, or ``string``) and ``bool`` →
+    "categorical". iml rejects R ``logical`` columns; pyiml treats bool as a two-level
+    categorical (see docs/differences.md).
+
+    Raises
+    ------
+    TypeError
+        For datetimes, timedeltas, complex numbers, periods, intervals and ``object``
+        columns holding anything but strings.
+    """
+    dt = column.dtype
+    if isinstance(dt, pd.CategoricalDtype):
+        return "categorical"
+    if pd.api.types.is_bool_dtype(dt):
+        return "categorical"
+    if pd.api.types.is_integer_dtype(dt):
+        return "integer"
+    if pd.api.types.is_float_dtype(dt):
+        return "numerical"
+    if pd.api.types.is_string_dtype(dt) and not pd.api.types.is_object_dtype(dt):
+        return "categorical"
+    if pd.api.types.is_object_dtype(dt):
+        vals = column.dropna()
+        if len(vals) and all(isinstance(v, str) for v in vals.head(100_000)):
+            if vals.map(type).eq(str).all():
+                return "categorical"
+        raise TypeError(
+            f"column {name!r} has dtype object with values that are not all strings "
+            f"(e.g. {type(vals.iloc[0]).__name__ if len(vals) else 'no values'}): pyiml supports numeric, "
+            "integer, bool, string and categorical features; convert it, e.g. "
+            f"df[{name!r}] = df[{name!r}].astype('category')"
+        )
+    raise TypeError(
+        f"column {name!r} has unsupported dtype {dt} (iml supports numeric, integer and "
+        "factor/character features): drop it or convert it, e.g. a datetime to a number with "
+        f"df[{name!r}].astype('int64') or to a category"
+    )
+
+
+class Data:
+    """The feature data (and target) an interpretation method samples from.
+
+    R equivalent: ``iml:::Data$new(X, y = NULL, prob = NULL)``.
+
+    Parameters
+    ----------
+    X : pandas.DataFrame
+        Features (and possibly the target column). Never modified: pyiml keeps its own copy.
+    y : str, array-like, pandas.Series, pandas.DataFrame or None
+        The target: a column name of ``X`` (removed from the features), a vector of length
+        ``len(X)`` (stored as column ``.y``; ``X`` keeps all its columns), a DataFrame of target
+        columns (their names must differ from the feature names), or None.
+    prob : array-like or None
+        Sampling weights used by :meth:`sample` (as iml's ``prob``).
+
+    Attributes
+    ----------
+    X : pandas.DataFrame
+        The features, index reset to 0..n-1.
+    y : pandas.DataFrame or None
+    y_names : list of str
+    feature_names : list of str
+    feature_types : dict
+        Feature name → "numerical", "integer" or "categorical".
+    n_features, n_rows : int
+    """
+
+    def __init__(self, X, y=None, prob=None):
+        if not isinstance(X, pd.DataFrame):
+            raise TypeError(
+                f"data must be a pandas DataFrame, not {type(X).__name__}; wrap arrays with "
+                "pd.DataFrame(array, columns=[...])"
+            )
+        bad = [c for c in X.columns if not isinstance(c, str)]
+        if bad:
+            raise TypeError(
+                f"data column names must be strings, got {bad[:5]!r}: rename them, e.g. "
+                "df.columns = [str(c) for c in df.columns]"
+            )
+        if X.columns.duplicated().any():
+            dup = list(X.columns[X.columns.duplicated()])
+            raise ValueError(f"data has duplicated column names {dup!r}: make them unique")
+        n = len(X)
+        y_frame = None
+        y_names: List[str] = []
+        if isinstance(y, str):
+            if y not in X.columns:
+                raise ValueError(
+                    f"y={y!r} is not a column of data (columns: {list(X.columns)}); pass the name "
+                    "of the target column or the target values themselves"
+                )
+            y_frame = X[[y]].reset_index(drop=True)
+            y_names = [y]
+        elif isinstance(y, pd.DataFrame):
+            if len(y) != n:
+                raise ValueError(f"y has {len(y)} rows but data has {n}: they must match")
+            clash = [c for c in y.columns if c in X.columns]
+            if clash:
+                raise ValueError(f"colnames of y and X have to be different: {clash!r} are in both")
+            y_frame = y.reset_index(drop=True).copy()
+            y_names = [str(c) for c in y.columns]
+        elif y is not None:
+            yv = y.to_numpy() if isinstance(y, (pd.Series, pd.Index)) else np.asarray(y)
+            if yv.ndim != 1:
+                raise ValueError(f"y must be a column name or a 1-d vector, got shape {yv.shape}")
+            if len(yv) != n:
+                raise ValueError(f"y has length {len(yv)} but data has {n} rows: they must match")
+            if pd.isna(yv).any():
+                raise ValueError("y contains missing values: drop those rows from data and y")
+            if isinstance(y, pd.Series) and isinstance(y.dtype, pd.CategoricalDtype):
+                y_frame = pd.DataFrame({".y": y.reset_index(drop=True)})
+            else:
+                y_frame = pd.DataFrame({".y": yv})
+            y_names = [".y"]
+        features = [c for c in X.columns if c not in y_names]
+        Xf = X.loc[:, features].reset_index(drop=True)
+        allna = [c for c in features if n > 0 and Xf[c].isna().all()]
+        if allna:
+            raise ValueError(f"feature column(s) {allna!r} contain only missing values: drop them from data")
+        if len(features) == 1:
+            raise ValueError(
+                "Only 1 feature was provided. The iml package is only useful and works for multiple features."
+            )
+        if len(features) == 0:
+            raise ValueError("data has no feature columns")
+        self.feature_types: Dict[str, str] = {c: feature_type(Xf[c], c) for c in features}
+        self.X = Xf
+        self.y = y_frame
+        self.y_names = y_names
+        self.feature_names = list(features)
+        self.n_features = len(features)
+        self.n_rows = n
+        if prob is not None:
+            prob = np.asarray(prob, dtype=float)
+            if prob.shape != (n,) or (prob < 0).any() or not np.isfinite(prob).all():
+                raise ValueError("prob must be a vector of non-negative finite weights, one per row of data")
+        self.prob = prob
+        self._encoded: Optional[Dict[str, np.ndarray]] = None
+
+    # ------------------------------------------------------------------ iml's methods
+    def get_x(self) -> pd.DataFrame:
+        """The features (R: ``get.x()``)."""
+        return self.X
+
+    def get_xy(self) -> pd.DataFrame:
+        """Features with the target columns appended (R: ``get.xy()``)."""
+        if self.y is None:
+            return self.X
+        return pd.concat([self.X, self.y], axis=1)
+
+    def sample(self, n: int = 100, replace: bool = True, prob=None, get_y: bool = False, random_state=None):
+        """Rows drawn at random (R: ``sample(n, replace, prob, get.y)``).
+
+        Without ``prob`` the draw is ``sample.int(n.rows, n, replace)`` of the random source, so
+        an :class:`pyiml.RRandom` reproduces R's rows.
+        """
+        rs = as_random_source(random_state)
+        prob = self.prob if prob is None else np.asarray(prob, dtype=float)
+        if prob is not None:
+            gen = np.random.default_rng(int(rs.choice(2**31 - 1, 1, replace=True)[0]))
+            idx = gen.choice(self.n_rows, size=n, replace=replace, p=prob / prob.sum())
+        else:
+            idx = rs.choice(self.n_rows, n, replace=replace)
+        out = self.get_xy() if get_y else self.X
+        return out.iloc[idx].reset_index(drop=True)
+
+    def match_cols(self, newdata: pd.DataFrame, argument: str = "newdata") -> pd.DataFrame:
+        """Restrict ``newdata`` to the features, in feature order (R: ``match_cols``).
+
+        Missing features raise ``ValueError("Missing columns: a, b")``; extra columns are
+        dropped with a warning, as in iml.
+        """
+        if not isinstance(newdata, pd.DataFrame):
+            raise TypeError(f"{argument} must be a pandas DataFrame, not {type(newdata).__name__}")
+        missing = [c for c in self.feature_names if c not in newdata.columns]
+        if missing:
+            raise ValueError(f"Missing columns: {', '.join(missing)} ({argument} must have every feature column)")
+        extra = [c for c in newdata.columns if c not in self.feature_names]
+        if extra:
+            warnings.warn(f"Dropping additional columns: {', '.join(map(str, extra))}", UserWarning, stacklevel=3)
+        return newdata.loc[:, self.feature_names]
+
+    # ------------------------------------------------------------------ helpers for methods
+    def levels(self, feature: str) -> list:
+        """Categories of a categorical feature: the dtype's categories (all, in level order),
+        ``[False, True]`` for bool, sorted unique values for strings."""
+        col = self.X[feature]
+        if isinstance(col.dtype, pd.CategoricalDtype):
+            return list(col.cat.categories)
+        if pd.api.types.is_bool_dtype(col.dtype):
+            return [False, True]
+        return sorted(col.dropna().unique().tolist())
+
+    def is_ordered(self, feature: str) -> bool:
+        """True for an ordered categorical (an R ordered factor)."""
+        dt = self.X[feature].dtype
+        return isinstance(dt, pd.CategoricalDtype) and bool(dt.ordered)
+
+    def check_finite(self, feature: str, method: str) -> None:
+        """Raise a clear error when ``method`` must grid or sort ``feature`` and it has NaN."""
+        col = self.X[feature]
+        if col.isna().any():
+            k = int(col.isna().sum())
+            raise ValueError(
+                f"feature {feature!r} has {k} missing value(s); {method} needs to grid and sort it: "
+                "impute or drop those rows before building the Predictor"
+            )
+
+    def frame(self, columns: Dict[str, object], n: int) -> pd.DataFrame:
+        """Build a DataFrame with the features' dtypes from per-column arrays (design matrices).
+
+        ``columns`` maps every feature to an array of length ``n`` (or a scalar) in the
+        column's own dtype, or, for ``category`` columns, either values or
+        ``("codes", int_array)``. Column order follows the features.
+        """
+        out = {}
+        for name in self.feature_names:
+            v = columns[name]
+            src = self.X[name]
+            if isinstance(v, tuple) and v[0] == "codes":
+                dt = src.dtype
+                out[name] = pd.Categorical.from_codes(v[1], dtype=dt)
+            elif isinstance(src.dtype, pd.CategoricalDtype):
+                if np.ndim(v) == 0:
+                    v = np.repeat(np.array([v], dtype=object), n)
+                out[name] = pd.Categorical(v, dtype=src.dtype)
+            else:
+                if np.ndim(v) == 0:
+                    v = np.repeat(np.asarray([v], dtype=src.dtype), n)
+                out[name] = v
+        return pd.DataFrame(out, columns=self.feature_names)
+
+    def encoded(self) -> Dict[str, np.ndarray]:
+        """Per-feature arrays for fast indexing: categoricals as integer codes, others as values."""
+        if self._encoded is None:
+            enc = {}
+            for name in self.feature_names:
+                col = self.X[name]
+                if isinstance(col.dtype, pd.CategoricalDtype):
+                    enc[name] = col.cat.codes.to_numpy()
+                else:
+                    enc[name] = col.to_numpy()
+            self._encoded = enc
+        return self._encoded
+
+    def decode_frame(self, enc: Dict[str, np.ndarray]) -> pd.DataFrame:
+        """Inverse of :meth:`encoded` for arrays indexed the same way (builds a design frame)."""
+        n = len(next(iter(enc.values())))
+        cols = {}
+        for name in self.feature_names:
+            col = self.X[name]
+            if isinstance(col.dtype, pd.CategoricalDtype):
+                cols[name] = ("codes", enc[name])
+            else:
+                cols[name] = enc[name]
+        return self.frame(cols, n)
+
+    def __repr__(self) -> str:
+        return f"Sampling from data.frame with {self.n_rows} rows and {self.n_features} columns."

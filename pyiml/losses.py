@@ -1,0 +1,208 @@
+"""Loss functions under the names FeatureImp accepts, with R ``Metrics``' exact definitions.
+
+R equivalent: the ``Metrics`` package (0.1.4) functions that ``iml::FeatureImp`` looks up by
+name. Sums and means use R's long-double arithmetic (:mod:`pyiml._algorithms.rstats`), so the
+values equal R's to the last bits.
+
+Every loss is ``loss(actual, predicted) -> float``. ``get_loss`` also accepts any callable
+with that signature.
+"""
+from __future__ import annotations
+
+from typing import Callable, Dict, Tuple, Union
+
+import numpy as np
+
+from ._algorithms.rstats import r_mean, r_median, r_sum
+
+__all__ = ["LOSSES", "get_loss"] + [
+    "ce", "f1", "logLoss", "mae", "mse", "rmse", "mape", "mdae", "msle", "percent_bias", "rae", "rmsle",
+    "rse", "rrse", "smape",
+]
+
+
+def _num(x) -> np.ndarray:
+    a = np.asarray(x)
+    if a.dtype.kind not in "fiub":
+        raise TypeError(
+            "this loss needs numeric actual and predicted values; for class labels use 'ce' or 'f1'"
+        )
+    return a.astype(float).ravel()
+
+
+def _labels(x) -> np.ndarray:
+    a = np.asarray(x)
+    if a.dtype.kind in "fiub":
+        return a.ravel()
+    return a.astype(str).ravel()
+
+
+def _check(a, p):
+    if a.shape != p.shape:
+        raise ValueError(f"actual and predicted must have the same length, got {a.shape[0]} and {p.shape[0]}")
+
+
+def ce(actual, predicted) -> float:
+    """Classification error, ``mean(actual != predicted)`` (R: ``Metrics::ce``).
+
+    Labels are compared as strings when they are not numbers (R compares factor labels)."""
+    a, p = _labels(actual), _labels(predicted)
+    if a.dtype.kind != p.dtype.kind and (a.dtype.kind in "U" or p.dtype.kind in "U"):
+        a, p = a.astype(str), p.astype(str)
+    _check(a, p)
+    return r_mean((a != p).astype(float))
+
+
+def f1(actual, predicted) -> float:
+    """F1 score on the *sets* of values (R: ``Metrics::f1``, as used in information retrieval).
+
+    ``tp = |A ∩ P|``, ``fp = |P \\ A|``, ``fn = |A \\ P|`` with A, P the unique values;
+    0 when tp = 0."""
+    a, p = _labels(actual), _labels(predicted)
+    if a.dtype.kind != p.dtype.kind and (a.dtype.kind in "U" or p.dtype.kind in "U"):
+        a, p = a.astype(str), p.astype(str)
+    A, P = set(a.tolist()), set(p.tolist())
+    tp = len(A & P)
+    fp = len(P - A)
+    fn = len(A - P)
+    if tp == 0:
+        return 0.0
+    precision = tp / (tp + fp)
+    recall = tp / (tp + fn)
+    return 2 * precision * recall / (precision + recall)
+
+
+def _ll(a, p) -> np.ndarray:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        score = -(a * np.log(p) + (1 - a) * np.log(1 - p))
+    score[a == p] = 0.0
+    score[np.isnan(score)] = np.inf
+    return score
+
+
+def logLoss(actual, predicted) -> float:
+    """Mean log loss of binary 0/1 ``actual`` and probabilities ``predicted`` (R: ``Metrics::logLoss``).
+
+    ``ll = -(a log p + (1 - a) log(1 - p))``, 0 where ``a == p``, ``Inf`` where NaN."""
+    a, p = _num(actual), _num(predicted)
+    _check(a, p)
+    return r_mean(_ll(a, p))
+
+
+def mae(actual, predicted) -> float:
+    """Mean absolute error (R: ``Metrics::mae``)."""
+    a, p = _num(actual), _num(predicted)
+    _check(a, p)
+    return r_mean(np.abs(a - p))
+
+
+def mse(actual, predicted) -> float:
+    """Mean squared error (R: ``Metrics::mse``)."""
+    a, p = _num(actual), _num(predicted)
+    _check(a, p)
+    return r_mean((a - p) ** 2)
+
+
+def rmse(actual, predicted) -> float:
+    """Root mean squared error (R: ``Metrics::rmse``)."""
+    return float(np.sqrt(mse(actual, predicted)))
+
+
+def mape(actual, predicted) -> float:
+    """Mean absolute percentage error, ``mean(|a - p| / |a|)`` (R: ``Metrics::mape``)."""
+    a, p = _num(actual), _num(predicted)
+    _check(a, p)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return r_mean(np.abs(a - p) / np.abs(a))
+
+
+def mdae(actual, predicted) -> float:
+    """Median absolute error (R: ``Metrics::mdae``)."""
+    a, p = _num(actual), _num(predicted)
+    _check(a, p)
+    return r_median(np.abs(a - p))
+
+
+def msle(actual, predicted) -> float:
+    """Mean squared log error, ``mean((log(1 + a) - log(1 + p))^2)`` (R: ``Metrics::msle``)."""
+    a, p = _num(actual), _num(predicted)
+    _check(a, p)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return r_mean((np.log(1 + a) - np.log(1 + p)) ** 2)
+
+
+def rmsle(actual, predicted) -> float:
+    """Root mean squared log error (R: ``Metrics::rmsle``)."""
+    return float(np.sqrt(msle(actual, predicted)))
+
+
+def percent_bias(actual, predicted) -> float:
+    """``mean((a - p) / |a|)`` (R: ``Metrics::percent_bias``)."""
+    a, p = _num(actual), _num(predicted)
+    _check(a, p)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return r_mean((a - p) / np.abs(a))
+
+
+def rae(actual, predicted) -> float:
+    """Relative absolute error, ``sum|p - a| / sum|a - mean(a)|`` (R: ``Metrics::rae``)."""
+    a, p = _num(actual), _num(predicted)
+    _check(a, p)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return float(np.float64(r_sum(np.abs(p - a))) / np.float64(r_sum(np.abs(a - r_mean(a)))))
+
+
+def rse(actual, predicted) -> float:
+    """Relative squared error, ``sum (a - p)^2 / sum (a - mean(a))^2`` (R: ``Metrics::rse``)."""
+    a, p = _num(actual), _num(predicted)
+    _check(a, p)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return float(np.float64(r_sum((a - p) ** 2)) / np.float64(r_sum((a - r_mean(a)) ** 2)))
+
+
+def rrse(actual, predicted) -> float:
+    """Root relative squared error (R: ``Metrics::rrse``)."""
+    return float(np.sqrt(rse(actual, predicted)))
+
+
+def smape(actual, predicted) -> float:
+    """Symmetric MAPE, ``2 * mean(|a - p| / (|a| + |p|))`` (R: ``Metrics::smape``)."""
+    a, p = _num(actual), _num(predicted)
+    _check(a, p)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return 2 * r_mean(np.abs(a - p) / (np.abs(a) + np.abs(p)))
+
+
+LOSSES: Dict[str, Callable] = {
+    "ce": ce, "f1": f1, "logLoss": logLoss, "mae": mae, "mse": mse, "rmse": rmse, "mape": mape,
+    "mdae": mdae, "msle": msle, "percent_bias": percent_bias, "rae": rae, "rmsle": rmsle, "rse": rse,
+    "rrse": rrse, "smape": smape,
+}
+
+#: losses that compare labels (work on class labels as well as numbers)
+LABEL_LOSSES = ("ce", "f1")
+
+
+def get_loss(loss: Union[str, Callable]) -> Tuple[Callable, str]:
+    """Resolve ``loss`` to ``(function, label)``.
+
+    Parameters
+    ----------
+    loss : str or callable
+        One of the 15 names of :data:`LOSSES` or a callable ``loss(actual, predicted) -> float``.
+
+    Raises
+    ------
+    ValueError
+        For an unknown name (the message lists the allowed ones).
+    """
+    if isinstance(loss, str):
+        if loss not in LOSSES:
+            raise ValueError(
+                f"loss={loss!r} is not a known loss; use one of {sorted(LOSSES)} or a function "
+                "loss(actual, predicted) -> float"
+            )
+        return LOSSES[loss], loss
+    if callable(loss):
+        return loss, getattr(loss, "__name__", type(loss).__name__)
+    raise TypeError(f"loss must be a loss name or a callable, got {type(loss).__name__}")

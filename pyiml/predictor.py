@@ -1,0 +1,318 @@
+"""``Predictor``: the one contract between interpretation methods and models.
+
+R equivalent: ``iml::Predictor`` (spec §4). A model is anything with ``predict`` /
+``predict_proba`` (scikit-learn estimators and pipelines, statsmodels results), a plain
+callable, or an :class:`r_bridge.RModel`. Predictions come back as a DataFrame with one column
+per output, named as iml names them (spec §4.1).
+"""
+from __future__ import annotations
+
+from typing import Callable, List, Optional, Sequence
+
+import numpy as np
+import pandas as pd
+
+from .data import Data
+
+__all__ = ["Predictor"]
+
+_TYPES_PROB = (None, "prob", "proba", "probability")
+_TYPES_CLASS = ("class", "response", "label")
+
+
+def _is_sklearn_classifier(model) -> bool:
+    return getattr(model, "_estimator_type", None) == "classifier" or (
+        hasattr(model, "classes_") and hasattr(model, "predict_proba")
+    )
+
+
+def _is_statsmodels_results(model) -> bool:
+    mod = type(model).__module__ or ""
+    return mod.startswith("statsmodels") and hasattr(model, "predict") and hasattr(model, "model")
+
+
+def _one_hot(labels, classes) -> pd.DataFrame:
+    labels = np.asarray(labels)
+    cols = {str(c): (labels == c).astype(float) for c in classes}
+    return pd.DataFrame(cols)
+
+
+def _unnamed_matrix_frame(arr: np.ndarray, prefix: str) -> pd.DataFrame:
+    """R's ``data.frame(matrix)`` names: X1, X2, …; sanitizePrediction: ..prediction.1, …"""
+    k = arr.shape[1]
+    if prefix == "X":
+        names = [f"X{i + 1}" for i in range(k)]
+    else:
+        names = [prefix] if k == 1 else [f"{prefix}.{i + 1}" for i in range(k)]
+    return pd.DataFrame(arr, columns=names)
+
+
+def _to_frame(raw, vector_name: str, matrix_prefix: str) -> pd.DataFrame:
+    """Turn a raw model output into a prediction frame with iml's naming."""
+    if isinstance(raw, pd.DataFrame):
+        out = raw.reset_index(drop=True).copy()
+        out.columns = [str(c) for c in out.columns]
+        return out
+    if isinstance(raw, pd.Series):
+        if isinstance(raw.dtype, pd.CategoricalDtype) or raw.dtype == object:
+            return _one_hot(raw.to_numpy(), raw.cat.categories if isinstance(raw.dtype, pd.CategoricalDtype) else sorted(pd.unique(raw)))
+        return pd.DataFrame({vector_name: raw.to_numpy()})
+    arr = np.asarray(raw)
+    if arr.ndim == 0:
+        arr = arr.reshape(1)
+    if arr.ndim == 1:
+        if arr.dtype.kind in "OUS":
+            return _one_hot(arr, sorted(pd.unique(arr)))
+        return pd.DataFrame({vector_name: arr})
+    if arr.ndim == 2:
+        return _unnamed_matrix_frame(arr, matrix_prefix)
+    raise ValueError(f"the model returned an array of shape {arr.shape}; predictions must be 1-d or 2-d")
+
+
+class Predictor:
+    """A machine learning model and the data to explain it with.
+
+    R equivalent: ``iml::Predictor$new(model, data, predict.function, y, class, type, batch.size)``.
+
+    Parameters
+    ----------
+    model : object, optional
+        A fitted model: a scikit-learn estimator or pipeline (``predict``; classifiers use
+        ``predict_proba`` unless ``type="class"``), a statsmodels results object, an
+        :class:`r_bridge.RModel`, or a plain callable ``f(newdata)``.
+    data : pandas.DataFrame
+        The data to explain the model with (features, optionally the target). Required.
+    predict_function : callable, optional
+        ``f(newdata)`` when ``model`` is None, else ``f(model, newdata)``; returns a vector, a
+        2-d array or a DataFrame. ``predict_fun`` is accepted as an alias (R's partial match).
+    y : str or array-like, optional
+        The target: a column of ``data`` or the target values. Needed by FeatureImp.
+    class_ : str or list of str, optional
+        Output column(s) to keep (R: ``class``). Class labels are matched as strings, so
+        ``class_=1`` selects the column ``"1"``. Ignored for single-output models, as in iml.
+    type : str, optional
+        Passed on to the model's prediction: for scikit-learn classifiers ``None``/``"prob"``
+        → ``predict_proba``, ``"class"``/``"response"`` → one-hot labels; for an
+        :class:`r_bridge.RModel` R's ``predict(..., type = type)``.
+    batch_size : int, default 1000
+        Maximal number of rows per model call made by the methods (R: ``batch.size``).
+
+    Attributes
+    ----------
+    data : Data
+    model, class_, type, batch_size
+    task : str
+        "classification", "regression" or "unknown" (iml leaves "unknown" for anything but
+        mlr/caret models; pyiml infers it from scikit-learn estimators).
+    output_names : list of str or None
+        Column names of the (selected) predictions, known after the first prediction.
+
+    Examples
+    --------
+    >>> from sklearn.linear_model import LinearRegression
+    >>> X = pd.DataFrame({"a": [1., 2, 3, 4], "b": [0., 1, 0, 2]}); yv = np.array([1., 2, 2, 4])
+    >>> p = Predictor(LinearRegression().fit(X, yv), data=X, y=yv)
+    >>> list(p.predict(X.head(2)).columns)
+    ['pred']
+    """
+
+    def __init__(self, model=None, data=None, predict_function: Optional[Callable] = None, y=None,
+                 class_=None, type: Optional[str] = None, batch_size: int = 1000, *, predict_fun=None,
+                 **kwargs):
+        if "class" in kwargs:
+            class_ = kwargs.pop("class")
+        if kwargs:
+            raise TypeError(f"Predictor got unexpected argument(s) {sorted(kwargs)}")
+        if predict_fun is not None:
+            if predict_function is not None:
+                raise TypeError("give predict_function or its alias predict_fun, not both")
+            predict_function = predict_fun
+        if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer, float)) or not np.isfinite(batch_size) or batch_size < 1:
+            raise ValueError(f"batch_size must be a number >= 1, got {batch_size!r}")
+        if class_ is not None:
+            if isinstance(class_, (str, int, np.integer)):
+                class_ = [str(class_)]
+            elif isinstance(class_, (list, tuple, np.ndarray, pd.Index)) and len(class_) > 0 and all(
+                    isinstance(c, (str, int, np.integer)) for c in class_):
+                class_ = [str(c) for c in class_]
+            else:
+                raise TypeError(f"class_ must be a class label (str) or a list of them, got {class_!r}")
+        if model is None and predict_function is None:
+            raise ValueError("Provide a model, a predict_function or both!")
+        if model is not None and predict_function is None and callable(model) and not hasattr(model, "predict") \
+                and not hasattr(model, "_pyiml_predict"):
+            model, predict_function = None, model
+        if model is not None and not (hasattr(model, "predict") or hasattr(model, "_pyiml_predict")
+                                      or predict_function is not None):
+            raise TypeError(
+                f"model of type {type(model).__name__} has no predict method: pass a fitted model, "
+                "or a predict_function"
+            )
+        if predict_function is not None and not callable(predict_function):
+            raise TypeError("predict_function must be callable: f(newdata) or f(model, newdata)")
+        if data is None:
+            raise ValueError("Can't extract data from model, please provide via data=")
+        if type is not None and not isinstance(type, str):
+            raise TypeError(f"type must be a string such as 'prob' or 'class', got {type!r}")
+        self.data = Data(data, y=y)
+        self.model = model
+        self.predict_function = predict_function
+        self.class_: Optional[List[str]] = class_
+        self.type = type
+        self.batch_size = int(batch_size)
+        self.task = self._infer_task()
+        self.output_names: Optional[List[str]] = None
+        self._raw_names: Optional[List[str]] = None
+        self._col_index: Optional[np.ndarray] = None
+
+    # ------------------------------------------------------------------ set-up
+    def _infer_task(self) -> str:
+        m = self.model
+        if m is None:
+            return "unknown"
+        if hasattr(m, "_pyiml_predict"):
+            return getattr(m, "task", "unknown")
+        est = getattr(m, "_estimator_type", None)
+        if est == "classifier":
+            return "classification"
+        if est == "regressor":
+            return "regression"
+        return "unknown"
+
+    def _raw_predict(self, newdata: pd.DataFrame) -> pd.DataFrame:
+        m, f = self.model, self.predict_function
+        if m is None:
+            return _to_frame(f(newdata), "pred", "X")
+        if f is not None:
+            return _to_frame(f(m, newdata), "..prediction", "..prediction")
+        if hasattr(m, "_pyiml_predict"):
+            return m._pyiml_predict(newdata)
+        if _is_sklearn_classifier(m):
+            t = self.type
+            if t in _TYPES_PROB and hasattr(m, "predict_proba"):
+                proba = np.asarray(m.predict_proba(newdata))
+                return pd.DataFrame(proba, columns=[str(c) for c in m.classes_])
+            if t in _TYPES_PROB or t in _TYPES_CLASS:
+                return _one_hot(np.asarray(m.predict(newdata)), m.classes_)
+            raise ValueError(f"type={t!r} is not known for a scikit-learn classifier: use 'prob' or 'class'")
+        if _is_statsmodels_results(m):
+            return _to_frame(self._statsmodels_predict(m, newdata), "pred", "X")
+        return _to_frame(m.predict(newdata), "pred", "X")
+
+    @staticmethod
+    def _statsmodels_predict(m, newdata):
+        if getattr(m.model, "formula", None) is not None:
+            return np.asarray(m.predict(newdata))
+        names = list(getattr(m.model, "exog_names", []) or [])
+        X = newdata.copy()
+        for c in names:
+            if c not in X.columns and c.lower() in ("const", "intercept"):
+                X[c] = 1.0
+        missing = [c for c in names if c not in X.columns]
+        if missing:
+            raise ValueError(f"the statsmodels model needs exog column(s) {missing} that data does not have")
+        return np.asarray(m.predict(X[names]))
+
+    # ------------------------------------------------------------------ prediction
+    def predict(self, newdata: pd.DataFrame) -> pd.DataFrame:
+        """Predict ``newdata`` (R: ``predictor$predict(newdata)``).
+
+        Keeps the feature columns of ``newdata`` (in feature order), calls the model once,
+        checks the output (one row per input row, no missing values, numeric) and selects
+        ``class_`` columns when the model has several outputs.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One column per output, iml's names, index 0..n-1.
+        """
+        if not isinstance(newdata, pd.DataFrame):
+            raise TypeError(f"newdata must be a pandas DataFrame, not {type(newdata).__name__}")
+        values = self.predict_array(newdata)
+        return pd.DataFrame(values, columns=self.output_names)
+
+    def predict_array(self, newdata: pd.DataFrame) -> np.ndarray:
+        """Like :meth:`predict` but returns the values as a float array of shape (n, k).
+
+        Used by the methods; ``output_names`` holds the column names.
+        """
+        feats = [c for c in self.data.feature_names if c in newdata.columns]
+        nd = newdata if list(newdata.columns) == feats else newdata.loc[:, feats]
+        raw = self._raw_predict(nd)
+        n = len(newdata)
+        where = "predict_function" if self.predict_function is not None else "model"
+        if not isinstance(raw, pd.DataFrame) or len(raw) != n:
+            got = len(raw) if hasattr(raw, "__len__") else "?"
+            raise ValueError(
+                f"the {where} returned {got} predictions for {n} rows of newdata: it must return one "
+                "prediction (row) per input row"
+            )
+        names = [str(c) for c in raw.columns]
+        bad = [c for c, dt in zip(names, raw.dtypes) if not (pd.api.types.is_numeric_dtype(dt) or pd.api.types.is_bool_dtype(dt))]
+        if bad:
+            raise ValueError(
+                f"the {where} returned non-numeric prediction column(s) {bad}: return numbers "
+                "(probabilities or one-hot labels), e.g. use predict_proba or type='prob'"
+            )
+        values = raw.to_numpy(dtype=float)
+        if values.ndim == 1:
+            values = values[:, None]
+        if np.isnan(values).any():
+            r, c = np.argwhere(np.isnan(values))[0]
+            raise ValueError(
+                f"Contains missing values (column '{names[c]}', row {r + 1}): the {where} returned NaN "
+                "predictions; it must predict every row of data"
+            )
+        if self._raw_names != names:
+            self._raw_names = names
+            self._col_index = None
+            sel = names
+            if self.class_ is not None and len(names) > 1:
+                unknown = [c for c in self.class_ if c not in names]
+                if unknown:
+                    raise ValueError(
+                        f"class_={self.class_!r} is not among the prediction columns {names}: "
+                        "choose from those"
+                    )
+                self._col_index = np.array([names.index(c) for c in self.class_])
+                sel = list(self.class_)
+            self.output_names = sel
+        if self._col_index is not None:
+            values = values[:, self._col_index]
+        return values
+
+    def predict_batched(self, n_rows: int, make_batch: Callable[[int, int], pd.DataFrame],
+                        batch_size: Optional[int] = None, progress: bool = False,
+                        desc: str = "predicting") -> np.ndarray:
+        """Predict a design of ``n_rows`` rows built batch by batch.
+
+        ``make_batch(start, stop)`` returns the design rows ``start..stop-1``; each batch holds at
+        most ``batch_size`` (default: the predictor's) rows, so memory is bounded by it.
+        Returns the stacked (n_rows, k) prediction array.
+        """
+        bs = int(batch_size or self.batch_size)
+        out = None
+        starts = range(0, n_rows, bs)
+        if progress:
+            from tqdm.auto import tqdm
+            starts = tqdm(starts, desc=desc, unit="batch")
+        for s in starts:
+            e = min(s + bs, n_rows)
+            vals = self.predict_array(make_batch(s, e))
+            if out is None:
+                out = np.empty((n_rows, vals.shape[1]))
+            out[s:e] = vals
+        if out is None:
+            out = np.empty((0, len(self.output_names or [])))
+        return out
+
+    @property
+    def is_multiclass(self) -> bool:
+        """True when the (selected) prediction has more than one column (iml's ``multiClass``)."""
+        if self.output_names is None:
+            self.predict_array(self.data.X.iloc[:1])
+        return len(self.output_names) > 1
+
+    def __repr__(self) -> str:
+        out = f"Prediction task: {self.task}"
+        return out

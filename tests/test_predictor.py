@@ -1,0 +1,215 @@
+"""Predictor and Data: iml's semantics (spec §3, §4) and clear errors on bad input."""
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.linear_model import LinearRegression, LogisticRegression
+
+from pyiml import Data, Predictor
+
+
+@pytest.fixture
+def df():
+    rng = np.random.default_rng(0)
+    n = 50
+    return pd.DataFrame({
+        "a": rng.normal(size=n),
+        "b": rng.integers(0, 5, size=n),
+        "c": pd.Categorical(rng.choice(["x", "y", "z"], size=n)),
+        "d": rng.choice(["u", "v"], size=n).astype(object),
+        "e": rng.uniform(size=n) > 0.5,
+        "target": rng.normal(size=n),
+    })
+
+
+def test_feature_types(df):
+    d = Data(df, y="target")
+    assert d.feature_types == {"a": "numerical", "b": "integer", "c": "categorical", "d": "categorical",
+                               "e": "categorical"}
+    assert d.feature_names == ["a", "b", "c", "d", "e"]
+    assert d.y_names == ["target"] and d.n_rows == 50 and d.n_features == 5
+    assert d.levels("e") == [False, True]
+    assert list(d.get_xy().columns) == ["a", "b", "c", "d", "e", "target"]
+
+
+def test_y_vector_keeps_all_columns(df):
+    d = Data(df, y=np.arange(50.0))
+    assert d.y_names == [".y"] and "target" in d.feature_names
+
+
+def test_datetime_rejected(df):
+    bad = df.assign(when=pd.date_range("2020-01-01", periods=50))
+    with pytest.raises(TypeError, match="'when'.*datetime64"):
+        Data(bad)
+
+
+def test_mixed_object_rejected(df):
+    bad = df.assign(m=[1, "a"] * 25)
+    with pytest.raises(TypeError, match="'m'.*not all strings"):
+        Data(bad)
+
+
+def test_unknown_y_column(df):
+    with pytest.raises(ValueError, match="y='nope' is not a column"):
+        Predictor(LinearRegression(), data=df, y="nope")
+
+
+def test_single_feature_rejected():
+    with pytest.raises(ValueError, match="Only 1 feature"):
+        Data(pd.DataFrame({"a": [1.0, 2.0], "y": [1.0, 2.0]}), y="y")
+
+
+def test_all_missing_column_rejected(df):
+    with pytest.raises(ValueError, match="'a'.*only missing"):
+        Data(df.assign(a=np.nan))
+
+
+def test_match_cols(df):
+    d = Data(df, y="target")
+    with pytest.warns(UserWarning, match="Dropping additional columns: target"):
+        out = d.match_cols(df)
+    assert list(out.columns) == d.feature_names
+    with pytest.raises(ValueError, match="Missing columns: a, c"):
+        d.match_cols(df.drop(columns=["a", "c"]))
+
+
+def _numeric(df):
+    return df[["a", "b", "target"]].assign(b=df["b"].astype(float))
+
+
+def test_sklearn_regressor_column_pred(df):
+    X = _numeric(df)
+    m = LinearRegression().fit(X[["a", "b"]], X["target"])
+    p = Predictor(m, data=X, y="target")
+    out = p.predict(X)
+    assert list(out.columns) == ["pred"]
+    np.testing.assert_array_equal(out["pred"].to_numpy(), m.predict(X[["a", "b"]]))
+    assert p.task == "regression"
+
+
+def test_sklearn_classifier_probabilities_and_class(df):
+    X = df[["a", "b"]]
+    yc = np.where(df["a"] > 0, "pos", "neg")
+    m = LogisticRegression().fit(X, yc)
+    p = Predictor(m, data=X)
+    out = p.predict(X)
+    assert list(out.columns) == ["neg", "pos"]
+    np.testing.assert_allclose(out.to_numpy(), m.predict_proba(X), rtol=0, atol=0)
+    p2 = Predictor(m, data=X, class_="pos")
+    assert list(p2.predict(X).columns) == ["pos"]
+    p3 = Predictor(m, data=X, type="class")
+    lab = p3.predict(X)
+    assert set(np.unique(lab.to_numpy())) <= {0.0, 1.0} and (lab.sum(axis=1) == 1).all()
+
+
+def test_int_class_labels_matched_as_strings(df):
+    X = df[["a", "b"]]
+    m = RandomForestClassifier(n_estimators=5, random_state=0).fit(X, (df["a"] > 0).astype(int))
+    p = Predictor(m, data=X, class_=1)
+    assert list(p.predict(X).columns) == ["1"]
+
+
+def test_class_not_among_outputs(df):
+    X = df[["a", "b"]]
+    m = LogisticRegression().fit(X, np.where(df["a"] > 0, "pos", "neg"))
+    p = Predictor(m, data=X, class_="maybe")
+    with pytest.raises(ValueError, match=r"class_=\['maybe'\] is not among the prediction columns \['neg', 'pos'\]"):
+        p.predict(X)
+
+
+def test_predict_function_naming(df):
+    X = _numeric(df)
+    assert list(Predictor(data=X, predict_function=lambda nd: nd["a"] * 2).predict(X).columns) == ["pred"]
+    two = Predictor(data=X, predict_function=lambda nd: np.c_[nd["a"], nd["b"]]).predict(X)
+    assert list(two.columns) == ["X1", "X2"]
+    mp = Predictor(model="m", data=X, predict_function=lambda m, nd: nd["a"].to_numpy()).predict(X)
+    assert list(mp.columns) == ["..prediction"]
+    mp2 = Predictor(model="m", data=X, predict_function=lambda m, nd: np.c_[nd["a"], nd["b"]]).predict(X)
+    assert list(mp2.columns) == ["..prediction.1", "..prediction.2"]
+    lab = Predictor(data=X, predict_function=lambda nd: np.where(nd["a"] > 0, "p", "n")).predict(X)
+    assert list(lab.columns) == ["n", "p"]
+
+
+def test_predict_fun_alias_and_plain_callable(df):
+    X = _numeric(df)
+    a = Predictor(data=X, predict_fun=lambda nd: nd["a"]).predict(X)
+    b = Predictor(lambda nd: nd["a"], data=X).predict(X)
+    pd.testing.assert_frame_equal(a, b)
+
+
+def test_only_feature_columns_reach_the_model(df):
+    X = _numeric(df)
+    seen = {}
+
+    def f(nd):
+        seen["cols"] = list(nd.columns)
+        return nd["a"]
+
+    Predictor(data=X, y="target", predict_function=f).predict(X)
+    assert seen["cols"] == ["a", "b"]
+
+
+def test_wrong_number_of_rows(df):
+    X = _numeric(df)
+    p = Predictor(data=X, predict_function=lambda nd: nd["a"].iloc[:-1])
+    with pytest.raises(ValueError, match="predict_function returned 49 predictions for 50 rows"):
+        p.predict(X)
+
+
+def test_nan_predictions(df):
+    X = _numeric(df)
+    p = Predictor(data=X, predict_function=lambda nd: np.where(nd["a"] > 0, np.nan, 1.0))
+    with pytest.raises(ValueError, match="Contains missing values.*predict_function returned NaN"):
+        p.predict(X)
+
+
+def test_argument_errors(df):
+    X = _numeric(df)
+    with pytest.raises(ValueError, match="Provide a model, a predict_function or both"):
+        Predictor(data=X)
+    with pytest.raises(ValueError, match="please provide via data="):
+        Predictor(LinearRegression())
+    with pytest.raises(ValueError, match="batch_size must be a number >= 1"):
+        Predictor(data=X, predict_function=lambda nd: nd["a"], batch_size=0)
+    with pytest.raises(TypeError, match="class_ must be"):
+        Predictor(data=X, predict_function=lambda nd: nd["a"], class_=1.5)
+    with pytest.raises(TypeError, match="data must be a pandas DataFrame"):
+        Predictor(data=X.to_numpy(), predict_function=lambda nd: nd)
+
+
+def test_statsmodels_results(df):
+    import statsmodels.api as sm
+    import statsmodels.formula.api as smf
+
+    X = _numeric(df)
+    ols = sm.OLS(X["target"], sm.add_constant(X[["a", "b"]])).fit()
+    out = Predictor(ols, data=X, y="target").predict(X)
+    np.testing.assert_allclose(out["pred"], ols.fittedvalues, rtol=1e-12)
+    f = smf.ols("target ~ a + b", data=X).fit()
+    out2 = Predictor(f, data=X, y="target").predict(X)
+    np.testing.assert_allclose(out2["pred"], f.fittedvalues, rtol=1e-12)
+
+
+def test_inputs_never_modified(df):
+    before = df.copy(deep=True)
+    X = df
+    m = LinearRegression().fit(X[["a", "b"]], X["target"])
+    p = Predictor(m, data=X[["a", "b", "target"]], y="target")
+    p.predict(X)
+    d = Data(X, y="target")
+    d.sample(10, random_state=1)
+    pd.testing.assert_frame_equal(df, before)
+
+
+def test_batched_prediction_matches_one_call(df):
+    X = _numeric(df)
+    calls = []
+
+    def f(nd):
+        calls.append(len(nd))
+        return nd["a"] * 3 + nd["b"]
+
+    p = Predictor(data=X, predict_function=f, batch_size=7)
+    out = p.predict_batched(len(X), lambda s, e: X.iloc[s:e])
+    np.testing.assert_array_equal(out[:, 0], (X["a"] * 3 + X["b"]).to_numpy())
+    assert calls == [7] * 7 + [1]
