@@ -1,0 +1,443 @@
+"""The lasso path of ``pyiml._algorithms.glmnet`` against R's glmnet (4.1-x) run live.
+
+Random weighted problems shaped like iml's ``LocalModel`` input (numeric columns, 0/1
+indicator columns from ``recode``, constant columns, n < p and n > p) are sent to R; the path
+length, df, lambdas, intercepts, coefficients, deviance ratios and even the number of
+coordinate-descent passes must agree. The coefficients are only converged to ``thresh``, so
+this equality at 1e-8 shows that the same iterations were run, not just the same problem
+solved.
+"""
+import warnings
+
+import numpy as np
+import pytest
+
+from pyiml._algorithms.glmnet import GlmnetFit, glmnet, predict
+
+RTOL = 1e-8
+
+
+# ------------------------------------------------------------------------------------------
+# helpers
+# ------------------------------------------------------------------------------------------
+
+def _rmat(r, x):
+    ro = r.robjects()
+    return ro.r.matrix(ro.FloatVector(np.asarray(x, dtype=float).ravel(order="F").tolist()), nrow=x.shape[0])
+
+
+_R_FIT = """
+suppressMessages(library(glmnet))
+ww <- character(0)
+fit <- withCallingHandlers(
+  glmnet(x, y, family = fam, weights = w, intercept = TRUE, standardize = std,
+         type.multinomial = "grouped" {extra}),
+  warning = function(w) {{ ww <<- c(ww, conditionMessage(w)); invokeRestart("muffleWarning") }})
+if (fam == "gaussian") {{
+  B <- as.matrix(fit$beta); a0 <- as.vector(fit$a0)
+}} else {{
+  B <- do.call(rbind, lapply(fit$beta, as.matrix)); a0 <- as.vector(fit$a0)
+}}
+link <- predict(fit, newx, type = "link"); resp <- predict(fit, newx, type = "response")
+list(lambda = fit$lambda, df = as.numeric(fit$df), a0 = a0, beta = as.vector(B), nbeta = nrow(B),
+     dev = fit$dev.ratio, nulldev = fit$nulldev, npasses = fit$npasses, warnings = ww,
+     link = as.vector(link), resp = as.vector(resp), classnames = if (is.null(fit$classnames)) "" else fit$classnames)
+"""
+
+
+def r_glmnet(r, x, y, w, family, newx, extra="", standardize=True):
+    ro = r.robjects()
+    yr = ro.FloatVector(np.asarray(y, dtype=float).tolist()) if family == "gaussian" else \
+        ro.StrVector([str(v) for v in y])
+    res = r.r_eval(_R_FIT.format(extra=extra), x=_rmat(r, x), y=yr, w=ro.FloatVector(np.asarray(w, float).tolist()),
+                   fam=family, newx=_rmat(r, newx), std=standardize)
+    out = {k: v for k, v in zip(res.names, res)}
+    for k in ("lambda", "df", "a0", "beta", "dev", "link", "resp"):
+        out[k] = np.asarray(out[k], dtype=float)
+    out["nbeta"] = int(np.asarray(out["nbeta"])[0])
+    out["nulldev"] = float(np.asarray(out["nulldev"])[0])
+    out["npasses"] = int(np.asarray(out["npasses"])[0])
+    out["warnings"] = [str(s) for s in out["warnings"]]
+    out["classnames"] = [str(s) for s in out["classnames"]]
+    return out
+
+
+def py_glmnet(x, y, w, family, **kw):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fit = glmnet(x, y, family, weights=w, **kw)
+    return fit, [str(c.message) for c in caught]
+
+
+def assert_same_path(fit: GlmnetFit, R, pywarn):
+    L = len(R["lambda"])
+    assert len(fit.lambda_) == L, "path length"
+    np.testing.assert_array_equal(fit.df, R["df"])
+    assert fit.npasses == R["npasses"]
+    np.testing.assert_allclose(fit.lambda_, R["lambda"], rtol=RTOL, atol=0)
+    rb = R["beta"].reshape(R["nbeta"], L, order="F")
+    pb = fit.beta if fit.family == "gaussian" else fit.beta.reshape(-1, L)
+    scale = max(np.abs(rb).max(), 1e-300)
+    np.testing.assert_allclose(pb, rb, rtol=RTOL, atol=RTOL * scale)
+    np.testing.assert_array_equal(pb == 0, rb == 0)  # same sparsity pattern
+    ra0 = R["a0"] if fit.family == "gaussian" else R["a0"].reshape(fit.a0.shape, order="F")
+    np.testing.assert_allclose(fit.a0, ra0, rtol=RTOL, atol=RTOL * max(1.0, np.abs(ra0).max()))
+    np.testing.assert_allclose(fit.dev_ratio, R["dev"], rtol=0, atol=1e-10)
+    assert fit.nulldev == pytest.approx(R["nulldev"], rel=1e-12)
+    assert pywarn == R["warnings"]
+
+
+def assert_same_predictions(fit, R, newx):
+    L = len(fit.lambda_)
+    m = newx.shape[0]
+    if fit.family == "gaussian":
+        rl = R["link"].reshape(m, L, order="F")
+        got = predict(fit, newx)
+        np.testing.assert_allclose(got, rl, rtol=1e-8, atol=1e-8 * np.abs(rl).max())
+        np.testing.assert_allclose(predict(fit, newx, type="response"), rl, rtol=1e-8, atol=1e-8 * np.abs(rl).max())
+        s = L // 2
+        np.testing.assert_allclose(predict(fit, newx, s_index=s), rl[:, s], rtol=1e-8, atol=1e-8 * np.abs(rl).max())
+    else:
+        K = fit.a0.shape[0]
+        rl = R["link"].reshape(m, K, L, order="F")
+        rr = R["resp"].reshape(m, K, L, order="F")
+        np.testing.assert_allclose(predict(fit, newx), rl, rtol=1e-8, atol=1e-8 * np.abs(rl).max())
+        np.testing.assert_allclose(predict(fit, newx, type="response"), rr, rtol=1e-8, atol=1e-10)
+        s = L - 1
+        np.testing.assert_allclose(predict(fit, newx, s_index=s, type="response"), rr[:, :, s], rtol=1e-8, atol=1e-10)
+        np.testing.assert_allclose(predict(fit, newx, s_index=[0, s])[..., 1], rl[:, :, s], rtol=1e-8,
+                                   atol=1e-8 * np.abs(rl).max())
+
+
+def make_x(rng, n, p):
+    """Numeric, 0/1 indicator and constant columns, as iml's recode produces."""
+    x = rng.normal(size=(n, p)) * rng.uniform(0.1, 20, size=p) + rng.normal(size=p) * 3
+    kinds = rng.choice(["num", "ind", "const"], size=p, p=[0.55, 0.35, 0.10])
+    kinds[0] = "num"
+    for j in range(p):
+        if kinds[j] == "ind":
+            x[:, j] = (rng.uniform(size=n) < rng.uniform(0.15, 0.85)).astype(float)
+        elif kinds[j] == "const":
+            x[:, j] = rng.choice([0.0, 1.0, 2.5])
+    return x
+
+
+def make_weights(rng, x):
+    """Either uniform weights or iml-style gower proximities 1 - mean(|x - x_i| / range)."""
+    n = x.shape[0]
+    if rng.uniform() < 0.5:
+        return rng.uniform(0.05, 1.0, size=n)
+    rngs = x.max(0) - x.min(0)
+    use = rngs > 1e-8
+    d = (np.abs(x[:, use] - x[rng.integers(n), use]) / rngs[use]).mean(axis=1)
+    return 1.0 - d
+
+
+def gaussian_problem(seed):
+    rng = np.random.default_rng(1000 + seed)
+    if seed % 3 == 0:
+        n, p = int(rng.integers(12, 40)), int(rng.integers(41, 70))  # n < p
+    else:
+        n, p = int(rng.integers(40, 400)), int(rng.integers(2, 25))
+    x = make_x(rng, n, p)
+    beta = rng.normal(size=p) * (rng.uniform(size=p) < 0.4) / (x.std(0) + 1)
+    y = x @ beta + rng.normal(size=n) * rng.uniform(0.05, 2.0)
+    return x, y, make_weights(rng, x), make_x(rng, 7, p)
+
+
+def multinomial_problem(seed):
+    rng = np.random.default_rng(2000 + seed)
+    if seed % 4 == 0:
+        n, p = int(rng.integers(20, 40)), int(rng.integers(41, 60))  # n < p
+    else:
+        n, p = int(rng.integers(50, 220)), int(rng.integers(2, 16))
+    K = int(rng.integers(2, 6))
+    x = make_x(rng, n, p)
+    z = (x - x.mean(0)) / (x.std(0) + 1e-9) @ (rng.normal(size=(p, K)) * (rng.uniform(size=(p, 1)) < 0.4))
+    z += rng.gumbel(size=(n, K)) * 3.0
+    labels = np.array(["class_%d" % k for k in range(K)])[z.argmax(1)]
+    for k in range(K):  # every class at least twice
+        if (labels == "class_%d" % k).sum() < 2:
+            labels[rng.choice(n, 2, replace=False)] = "class_%d" % k
+    return x, labels, make_weights(rng, x), make_x(rng, 6, p)
+
+
+# ------------------------------------------------------------------------------------------
+# parity on random problems
+# ------------------------------------------------------------------------------------------
+
+@pytest.mark.r
+@pytest.mark.parametrize("seed", range(24))
+def test_gaussian_path_matches_r(r, seed):
+    x, y, w, newx = gaussian_problem(seed)
+    R = r_glmnet(r, x, y, w, "gaussian", newx)
+    fit, pywarn = py_glmnet(x, y, w, "gaussian")
+    assert_same_path(fit, R, pywarn)
+    assert_same_predictions(fit, R, newx)
+    # constant columns are excluded and get exactly zero
+    const = (x == x[0]).all(axis=0)
+    np.testing.assert_array_equal(fit.ju, ~const)
+    assert (fit.beta[const] == 0).all()
+    # the first lambda is lambda_max: nothing is selected there
+    assert fit.df[0] == 0 and (fit.beta[:, 0] == 0).all()
+
+
+@pytest.mark.r
+@pytest.mark.parametrize("seed", range(24))
+def test_multinomial_path_matches_r(r, seed):
+    x, y, w, newx = multinomial_problem(seed)
+    R = r_glmnet(r, x, y, w, "multinomial", newx)
+    fit, pywarn = py_glmnet(x, y, w, "multinomial")
+    assert fit.classnames == R["classnames"]
+    assert_same_path(fit, R, pywarn)
+    assert_same_predictions(fit, R, newx)
+    # grouped penalty: a variable is in or out for all classes together
+    nz = fit.beta != 0
+    np.testing.assert_array_equal(nz.any(axis=0), nz.all(axis=0))
+    np.testing.assert_allclose(fit.a0.sum(axis=0), 0, atol=1e-12)
+
+
+# ------------------------------------------------------------------------------------------
+# other settings and path stops, against R
+# ------------------------------------------------------------------------------------------
+
+@pytest.mark.r
+@pytest.mark.parametrize("seed", [1, 3, 6])
+def test_naive_method_matches_r(r, seed):
+    x, y, w, newx = gaussian_problem(seed)
+    R = r_glmnet(r, x, y, w, "gaussian", newx, ', type.gaussian = "naive"')
+    fit, pywarn = py_glmnet(x, y, w, "gaussian", type_gaussian="naive")
+    assert_same_path(fit, R, pywarn)
+
+
+@pytest.mark.r
+def test_naive_is_default_from_500_variables(r):
+    rng = np.random.default_rng(7)
+    x = make_x(rng, 60, 520)
+    y = x[:, :3] @ np.array([1.0, -2.0, 0.5]) + rng.normal(size=60)
+    w = rng.uniform(0.1, 1, 60)
+    R = r_glmnet(r, x, y, w, "gaussian", x[:3])
+    fit, pywarn = py_glmnet(x, y, w, "gaussian")
+    assert_same_path(fit, R, pywarn)
+
+
+@pytest.mark.r
+@pytest.mark.parametrize("family", ["gaussian", "multinomial"])
+def test_standardize_false_matches_r(r, family):
+    x, y, w, newx = (gaussian_problem if family == "gaussian" else multinomial_problem)(2)
+    R = r_glmnet(r, x, y, w, family, newx, standardize=False)
+    fit, pywarn = py_glmnet(x, y, w, family, standardize=False)
+    assert_same_path(fit, R, pywarn)
+
+
+_TRUNCATIONS = [
+    ("gaussian", ", pmax = 3", {"pmax": 3}, True),
+    ("gaussian", ", dfmax = 2", {"dfmax": 2}, False),
+    ("gaussian", ", maxit = 60", {"maxit": 60}, True),
+    ("gaussian", ", nlambda = 9, lambda.min.ratio = 0.3", {"nlambda": 9, "lambda_min_ratio": 0.3}, False),
+    ("multinomial", ", pmax = 3", {"pmax": 3}, True),
+    ("multinomial", ", dfmax = 2", {"dfmax": 2}, False),
+    ("multinomial", ", maxit = 600", {"maxit": 600}, True),
+    ("multinomial", ", nlambda = 9, lambda.min.ratio = 0.3", {"nlambda": 9, "lambda_min_ratio": 0.3}, False),
+]
+
+
+@pytest.mark.r
+@pytest.mark.parametrize("family,extra,kw,truncated", _TRUNCATIONS)
+def test_truncated_paths_match_r(r, family, extra, kw, truncated):
+    """pmax / maxit truncate the path with glmnet's warning; dfmax and short sequences stop it."""
+    x, y, w, newx = (gaussian_problem if family == "gaussian" else multinomial_problem)(2)
+    R = r_glmnet(r, x, y, w, family, newx, extra)
+    fit, pywarn = py_glmnet(x, y, w, family, **kw)
+    assert_same_path(fit, R, pywarn)
+    assert (fit.jerr < 0) == truncated and len(pywarn) == int(truncated)
+    if "dfmax" in kw:
+        assert len(fit.lambda_) < 100 and fit.df[-1] > kw["dfmax"]
+
+
+@pytest.mark.r
+def test_deviance_ratio_stop_matches_r(r):
+    rng = np.random.default_rng(3)
+    x = make_x(rng, 30, 50)
+    y = 2 * x[:, 0] - x[:, 1] + rng.normal(size=30) * 1e-4  # near-perfect fit: dev.ratio > 0.999
+    w = np.ones(30)
+    R = r_glmnet(r, x, y, w, "gaussian", x[:2])
+    fit, pywarn = py_glmnet(x, y, w, "gaussian")
+    assert_same_path(fit, R, pywarn)
+    assert fit.dev_ratio[-1] > 0.999 and len(fit.lambda_) < 100
+
+
+@pytest.mark.r
+def test_zero_weights_match_r(r):
+    """lognet drops zero-weight rows (before the constant-column check); elnet keeps them."""
+    xm, ym, wm, newx = multinomial_problem(3)
+    wm = wm.copy()
+    wm[::6] = 0.0
+    R = r_glmnet(r, xm, ym, wm, "multinomial", newx)
+    fit, pywarn = py_glmnet(xm, ym, wm, "multinomial")
+    assert_same_path(fit, R, pywarn)
+    xg, yg, wg, newx = gaussian_problem(4)
+    wg = wg.copy()
+    wg[::5] = 0.0
+    R = r_glmnet(r, xg, yg, wg, "gaussian", newx)
+    fit, pywarn = py_glmnet(xg, yg, wg, "gaussian")
+    assert_same_path(fit, R, pywarn)
+
+
+@pytest.mark.r
+def test_few_observations_warning_matches_r(r):
+    rng = np.random.default_rng(11)
+    x = make_x(rng, 40, 5)
+    y = np.where(x[:, 0] > np.median(x[:, 0]), "b", "a")
+    y[:3] = "c"  # 3 < 8 observations
+    w = rng.uniform(0.2, 1, 40)
+    R = r_glmnet(r, x, y, w, "multinomial", x[:2])
+    fit, pywarn = py_glmnet(x, y, w, "multinomial")
+    assert pywarn[0] == "one multinomial or binomial class has fewer than 8  observations; dangerous ground"
+    assert_same_path(fit, R, pywarn)
+
+
+@pytest.mark.r
+def test_iml_localmodel_inputs_match_r(r):
+    """The exact call iml's LocalModel makes, on recoded data and gower weights computed in R."""
+    res = r.r_eval("""
+      suppressMessages({library(glmnet); library(gower)})
+      X <- mtcars[, c("mpg", "cyl", "disp", "hp", "wt", "am")]
+      X$cyl <- factor(X$cyl); X$am <- factor(X$am)
+      xi <- X[5, ]
+      recode <- function(dat, xi) {
+        for (j in names(dat)) if (is.factor(dat[[j]])) {
+          v <- as.numeric(dat[[j]] == xi[[j]]); dat[[j]] <- v
+          names(dat)[names(dat) == j] <- paste0(j, "=", xi[[j]])
+        }
+        dat
+      }
+      Xr <- recode(X[, -1], xi); xr <- recode(xi[, -1], xi)
+      w <- 1 - gower_dist(Xr, xr)
+      fit <- glmnet(as.matrix(Xr), X$mpg, family = "gaussian", weights = w, intercept = TRUE, standardize = TRUE)
+      list(as.matrix(Xr), X$mpg, w, fit$lambda, as.matrix(fit$beta), fit$df, fit$a0, colnames(Xr))
+    """)
+    Xr, y, w, lam, beta, df, a0 = [np.asarray(v, dtype=float) for v in list(res)[:7]]
+    names = [str(s) for s in res[7]]
+    import pandas as pd
+    fit = glmnet(pd.DataFrame(Xr, columns=names), y, "gaussian", weights=w)
+    assert fit.var_names == names
+    np.testing.assert_array_equal(fit.df, df)
+    np.testing.assert_allclose(fit.lambda_, lam, rtol=RTOL)
+    np.testing.assert_allclose(fit.beta, beta.reshape(fit.beta.shape), rtol=RTOL, atol=RTOL * np.abs(beta).max())
+    np.testing.assert_allclose(fit.a0, a0, rtol=RTOL)
+
+
+# ------------------------------------------------------------------------------------------
+# errors (R's messages where R has one)
+# ------------------------------------------------------------------------------------------
+
+@pytest.mark.r
+def test_r_error_messages_are_reproduced(r):
+    rng = np.random.default_rng(0)
+    x = make_x(rng, 20, 3)
+    w = np.ones(20)
+    ro = r.robjects()
+
+    def r_message(code, **kw):
+        with pytest.raises(r.RError) as info:
+            r.r_eval("suppressMessages(library(glmnet)); " + code, **kw)
+        return info.value.r_message
+
+    y1 = np.array(["a"] * 19 + ["b"])
+    msg = r_message("glmnet(x, y, family = 'multinomial')", x=_rmat(r, x), y=ro.StrVector(list(y1)))
+    with pytest.raises(ValueError) as info:
+        glmnet(x, y1, "multinomial", weights=w)
+    assert str(info.value) in msg
+    assert str(info.value) == "one multinomial or binomial class has 1 or 0 observations; not allowed"
+
+    msg = r_message("glmnet(x[, 1, drop = FALSE], y)", x=_rmat(r, x), y=ro.FloatVector(rng.normal(size=20)))
+    with pytest.raises(ValueError) as info:
+        glmnet(x[:, :1], rng.normal(size=20))
+    assert str(info.value) in msg
+
+    xn = x.copy()
+    xn[2, 1] = np.nan
+    msg = r_message("glmnet(x, y)", x=_rmat(r, xn), y=ro.FloatVector(rng.normal(size=20)))
+    with pytest.raises(ValueError) as info:
+        glmnet(xn, rng.normal(size=20))
+    assert str(info.value) in msg
+
+    msg = r_message("glmnet(x, y, weights = rep(1, 19))", x=_rmat(r, x), y=ro.FloatVector(rng.normal(size=20)))
+    with pytest.raises(ValueError) as info:
+        glmnet(x, rng.normal(size=20), weights=np.ones(19))
+    assert str(info.value) in msg
+
+    msg = r_message("glmnet(x, y)", x=_rmat(r, x), y=ro.FloatVector(rng.normal(size=19)))
+    with pytest.raises(ValueError) as info:
+        glmnet(x, rng.normal(size=19))
+    assert str(info.value) in msg
+
+    msg = r_message("glmnet(x, y)", x=_rmat(r, x), y=ro.FloatVector(np.full(20, 3.0)))
+    with pytest.raises(ValueError) as info:
+        glmnet(x, np.full(20, 3.0))
+    assert str(info.value) in msg
+
+    xc = np.ones((20, 3))
+    msg = r_message("glmnet(x, y)", x=_rmat(r, xc), y=ro.FloatVector(rng.normal(size=20)))
+    with pytest.raises(ValueError) as info:
+        glmnet(xc, rng.normal(size=20))
+    assert str(info.value) in msg
+
+
+def test_unsupported_arguments_are_named():
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(30, 4))
+    y = rng.normal(size=30)
+    with pytest.raises(ValueError, match="alpha"):
+        glmnet(x, y, alpha=0.5)
+    with pytest.raises(ValueError, match="intercept"):
+        glmnet(x, y, intercept=False)
+    with pytest.raises(ValueError, match="type_multinomial"):
+        glmnet(x, np.repeat(["a", "b", "c"], 10), "multinomial", type_multinomial="ungrouped")
+    with pytest.raises(ValueError, match="family"):
+        glmnet(x, y, "poisson")
+    with pytest.raises(ValueError, match="lambda.min.ratio"):
+        glmnet(x, y, lambda_min_ratio=1.0)
+    with pytest.raises(ValueError, match="non-negative"):
+        glmnet(x, y, weights=-np.ones(30))
+    with pytest.raises(ValueError, match="levels"):
+        glmnet(x, np.repeat(["a", "b", "c"], 10), "multinomial", levels=["a", "b"])
+    # a declared level without observations is an error, as an unused factor level is in R
+    with pytest.raises(ValueError, match="1 or 0 observations"):
+        glmnet(x, np.repeat(["a", "b", "c"], 10), "multinomial", levels=["a", "b", "c", "d"])
+
+
+def test_predict_checks_its_input():
+    rng = np.random.default_rng(2)
+    x = rng.normal(size=(40, 4))
+    fit = glmnet(x, x[:, 0] + rng.normal(size=40))
+    with pytest.raises(ValueError, match="number of variables in newx must be 4"):
+        predict(fit, x[:, :3])
+    with pytest.raises(ValueError, match="out of range"):
+        predict(fit, x, s_index=len(fit.lambda_))
+    with pytest.raises(ValueError, match="type"):
+        predict(fit, x, type="class")
+    one = predict(fit, x[0], s_index=3)  # a 1-D row is one observation
+    assert one.shape == (1,)
+    assert one[0] == pytest.approx(fit.a0[3] + x[0] @ fit.beta[:, 3])
+
+
+def test_multinomial_levels_and_categoricals():
+    """Class order follows the levels (R's factor), e.g. a pandas Categorical's categories."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(4)
+    x = rng.normal(size=(90, 3))
+    z = x @ rng.normal(size=(3, 3)) + rng.gumbel(size=(90, 3)) * 2
+    lab = np.array(["setosa", "versicolor", "virginica"])[np.argmax(z, axis=1)]
+    cat = pd.Categorical(lab, categories=["virginica", "setosa", "versicolor"])
+    f1 = glmnet(x, pd.Series(cat), "multinomial")
+    f2 = glmnet(x, lab, "multinomial", levels=["virginica", "setosa", "versicolor"])
+    f3 = glmnet(x, lab, "multinomial")
+    assert f1.jerr == 0
+    assert f1.classnames == f2.classnames == ["virginica", "setosa", "versicolor"]
+    assert f3.classnames == ["setosa", "versicolor", "virginica"]
+    np.testing.assert_array_equal(f1.beta, f2.beta)
+    np.testing.assert_allclose(f1.beta[[1, 2, 0]], f3.beta, rtol=1e-7, atol=1e-9)
+    p = predict(f1, x[:5], s_index=len(f1.lambda_) - 1, type="response")
+    np.testing.assert_allclose(p.sum(axis=1), 1.0)
