@@ -295,8 +295,8 @@ def write_report(results: List[SpecResult], path: Path) -> None:
     from r_bridge import session
 
     try:
-        versions = (f"R {session.r_eval('paste(R.version$major, R.version$minor, sep = \".\")')[0]}, "
-                    f"iml {session.package_version('iml')}")
+        r_version = session.r_eval("paste(R.version$major, R.version$minor, sep = '.')")[0]
+        versions = f"R {r_version}, iml {session.package_version('iml')}"
     except Exception as exc:  # pragma: no cover
         versions = f"R unavailable ({exc})"
     import pyiml

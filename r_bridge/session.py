@@ -7,22 +7,31 @@ R is not thread-safe: every interaction goes through :data:`lock`.
 """
 from __future__ import annotations
 
+import atexit
+import gc
 import threading
 from typing import Iterable, Optional
 
 __all__ = [
     "RNotAvailableError",
     "RError",
+    "RWarning",
     "lock",
     "robjects",
     "availability_problem",
     "require",
     "r_eval",
     "package_version",
+    "r_function",
+    "r_call",
+    "to_robjects",
 ]
 
 lock = threading.RLock()
 _ro = None
+# Callables run at interpreter exit, before rpy2 ends R (see robjects()): they drop cached R
+# objects so that their finalizers run while rpy2 is intact.
+exit_hooks: list = []
 _checked_packages: set = set()
 
 
@@ -37,6 +46,17 @@ class RError(RuntimeError):
         self.r_message = r_message
         self.code = code
         super().__init__(f"R error: {r_message}")
+
+
+class RWarning(UserWarning):
+    """A warning raised inside R during a bridge call, re-emitted in Python.
+
+    ``r_message`` carries R's own message (``conditionMessage(w)``).
+    """
+
+    def __init__(self, r_message: str):
+        self.r_message = r_message
+        super().__init__(f"R warning: {r_message}")
 
 
 def robjects():
@@ -60,7 +80,15 @@ def robjects():
     with lock:
         ro.r("options(warn = 1, future.rng.onMisuse = 'ignore'); if (requireNamespace('future', quietly = TRUE)) future::plan('sequential')")
     _ro = ro
+    atexit.register(_release_cached)  # registered after rpy2's own handler, so it runs first
     return ro
+
+
+def _release_cached() -> None:
+    for hook in exit_hooks:
+        hook()
+    _functions.clear()
+    gc.collect()
 
 
 def availability_problem(packages: Iterable[str] = ()) -> Optional[str]:
@@ -93,20 +121,24 @@ def r_eval(code: str, **variables):
     """Evaluate R ``code`` in a fresh environment holding ``variables`` (already R objects or
     plain Python scalars/sequences that rpy2 converts). Returns the rpy2 object.
 
-    R errors become :class:`RError` with R's message.
+    R errors become :class:`RError` with R's message (``conditionMessage``); R warnings are
+    re-emitted as :class:`RWarning`.
     """
     ro = robjects()
-    from rpy2.rinterface_lib.embedded import RRuntimeError
+    import rpy2.rinterface as ri
 
     with lock:
         env = ro.r("new.env(parent = globalenv())")
         for name, value in variables.items():
             env[name] = value
         try:
-            return ro.r["eval"](ro.r["parse"](text=code), env)
-        except RRuntimeError as exc:
-            msg = _last_r_error() or str(exc)
-            raise RError(msg.strip(), code) from None
+            value = r_call(_R_EVAL_TEXT, ri.StrSexpVector([code]), env, _stacklevel=3)
+        except RError as exc:
+            raise RError(exc.r_message, code) from None
+        return to_robjects(value)
+
+
+_R_EVAL_TEXT = "function(code, env) eval(parse(text = code), envir = env)"
 
 
 def _last_r_error() -> str:
@@ -123,3 +155,111 @@ def package_version(package: str) -> str:
     require([package])
     with lock:
         return str(robjects().r(f"as.character(packageVersion('{package}'))")[0])
+
+
+# ---------------------------------------------------------------------------- R helpers
+_functions: dict = {}
+
+# Calls .f with the argument list .args; R warnings are collected (and muffled), an R error
+# becomes list(FALSE, <message>, <warnings>) instead of unwinding through rpy2.
+_TRY_CALL = """function(.f, .args) {
+  .w <- character(0)
+  .ok <- TRUE
+  .v <- tryCatch(
+    withCallingHandlers(do.call(.f, .args),
+      warning = function(w) {
+        .w <<- c(.w, conditionMessage(w))
+        invokeRestart("muffleWarning")
+      }),
+    error = function(e) {
+      .ok <<- FALSE
+      conditionMessage(e)
+    })
+  list(.ok, .v, .w)
+}"""
+
+
+def r_function(code: str):
+    """The R closure defined by ``code`` (evaluated once, cached by its text).
+
+    R equivalent: ``eval(parse(text = code), new.env(parent = .BaseNamespaceEnv))``.
+
+    Parameters
+    ----------
+    code : str
+        R code of a function. Its environment is a child of R's base namespace (whose parent
+        is the global environment): base functions come first; qualify others
+        (``stats::predict``).
+
+    Returns
+    -------
+    rpy2.rinterface.SexpClosure
+    """
+    fun = _functions.get(code)
+    if fun is not None:
+        return fun
+    robjects()
+    import rpy2.rinterface as ri
+
+    with lock:
+        env = ri.baseenv["new.env"](parent=ri.baseenv[".BaseNamespaceEnv"])
+        fun = ri.baseenv["eval"](ri.parse(code), env)
+    if fun.typeof != ri.RTYPES.CLOSXP:
+        raise ValueError(f"R code does not define a function: {code[:80]!r}")
+    _functions[code] = fun
+    return fun
+
+
+def r_call(fun, *args, _stacklevel: int = 2, **kwargs):
+    """Call the R function ``fun`` with rpy2 arguments; R warnings are re-emitted as
+    :class:`RWarning` (with R's message) and an R error becomes :class:`RError` carrying
+    ``conditionMessage()`` of the R condition.
+
+    Parameters
+    ----------
+    fun : str or rpy2 closure
+        R code of a function (``"function(x) x + 1"``, cached) or an R function object.
+    *args, **kwargs
+        rpy2 objects (``rpy2.rinterface``/``rpy2.robjects`` level). Keyword names may contain
+        dots (pass them as ``**{"n.repetitions": v}``).
+
+    Returns
+    -------
+    rpy2.rinterface.Sexp
+        The value returned by R (rinterface level; see :func:`to_robjects`).
+    """
+    import warnings
+
+    robjects()
+    import rpy2.rinterface as ri
+
+    with lock:
+        f = r_function(fun) if isinstance(fun, str) else fun
+        arglist = ri.baseenv["list"](*args, **kwargs)
+        res = r_function(_TRY_CALL)(f, arglist)
+        ok = bool(res[0][0])
+        value = res[1]
+        messages = [str(m) for m in res[2]]
+    for m in messages:
+        warnings.warn(RWarning(m), stacklevel=_stacklevel + 1)
+    if not ok:
+        raise RError(str(value[0]).strip())
+    return value
+
+
+def to_robjects(obj):
+    """Wrap an ``rpy2.rinterface`` object as its ``rpy2.robjects`` counterpart.
+
+    Parameters
+    ----------
+    obj : rpy2.rinterface.Sexp
+
+    Returns
+    -------
+    rpy2.robjects object
+        ``DataFrame``, ``FloatVector``, ``Environment``, ``Function``… (no conversion to
+        Python types; rpy2's default converter).
+    """
+    ro = robjects()
+    with lock, ro.default_converter.context():
+        return ro.default_converter.rpy2py(obj)

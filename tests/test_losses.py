@@ -30,7 +30,7 @@ def _close(x, y, tol=1e-12):
 
 @pytest.mark.r
 @pytest.mark.parametrize("name", NUMERIC)
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.data_too_large, HealthCheck.too_slow])
 @given(ap=pairs)
 def test_numeric_losses_equal_metrics(r, name, ap):
     a, p = np.array(ap[0]), np.array(ap[1])
@@ -38,7 +38,7 @@ def test_numeric_losses_equal_metrics(r, name, ap):
 
 
 @pytest.mark.r
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.data_too_large, HealthCheck.too_slow])
 @given(data=st.integers(2, 30).flatmap(lambda n: st.tuples(
     st.lists(st.sampled_from([0.0, 1.0]), min_size=n, max_size=n),
     st.lists(st.sampled_from([0.0, 1.0, 0.2, 0.5, 0.999, 1e-9]) | st.floats(0.0, 1.0), min_size=n, max_size=n))))
@@ -49,7 +49,7 @@ def test_logloss_equals_metrics(r, data):
 
 @pytest.mark.r
 @pytest.mark.parametrize("name", ["ce", "f1"])
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.data_too_large, HealthCheck.too_slow])
 @given(data=st.integers(1, 30).flatmap(lambda n: st.tuples(
     st.lists(st.sampled_from(["a", "b", "c"]), min_size=n, max_size=n),
     st.lists(st.sampled_from(["a", "b", "c", "d"]), min_size=n, max_size=n))))

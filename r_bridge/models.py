@@ -1,0 +1,453 @@
+"""Models across the language border.
+
+* :class:`RModel` — an R model (``randomForest``, ``lm``, ``glm``, ``rpart``…) usable in Python
+  as ``pyiml.Predictor(model=RModel(...), data=df)``; predictions come back with exactly the
+  columns R's ``iml::Predictor`` gives for the same model and arguments (spec §4.1).
+* :class:`RFunction` — a closed-form model written in R, ``function(newdata) ...``; used as
+  ``predict.function`` with ``model = NULL`` on the R side (see :func:`r_bridge.iml.r_predictor`).
+* :func:`as_r_predict_function` — a Python model (scikit-learn estimator, anything with
+  ``predict``, a plain callable) as an R function for ``iml::Predictor$new(predict.function = )``.
+"""
+from __future__ import annotations
+
+import traceback
+from typing import Any, Callable, Dict, Iterable, Optional, Tuple
+
+import numpy as np
+import pandas as pd
+
+from . import convert, session
+
+__all__ = ["RModel", "RFunction", "as_r_predict_function"]
+
+# R code mirroring iml 0.11.4's create_predict_fun2.default (no predict.function) and
+# sanitizePrediction (with predict.function), so RModel needs no iml installed.
+_R_PREDICT = r"""function(model, newdata, type, pf) {
+  is_label <- function(pred) {
+    if (inherits(pred, c("character", "factor"))) return(TRUE)
+    if (inherits(pred, c("data.frame", "matrix")) && inherits(pred[, 1], "character") && ncol(pred) == 1)
+      return(TRUE)
+    FALSE
+  }
+  factor_to_dataframe <- function(fac) {
+    res <- data.frame(stats::model.matrix(~fac - 1, data.frame(fac = fac), sep = ":"), check.names = FALSE)
+    colnames(res) <- substring(colnames(res), 4)
+    res
+  }
+  sanitize <- function(prediction) {
+    if (inherits(prediction, c("numeric", "integer"))) {
+      prediction <- data.frame(..prediction = prediction, fix.empty.names = FALSE)
+    } else if (inherits(prediction, "matrix")) {
+      cnames <- colnames(prediction)
+      prediction <- data.frame(prediction)
+      if (is.null(cnames)) {
+        if (ncol(prediction) == 1) colnames(prediction) <- "..prediction"
+        else colnames(prediction) <- paste("..prediction", 1:ncol(prediction), sep = ".")
+      } else {
+        colnames(prediction) <- cnames
+      }
+    } else {
+      prediction <- data.frame(prediction)
+    }
+    prediction
+  }
+  if (is.null(pf)) {
+    pred <- if (is.null(type)) stats::predict(model, newdata) else stats::predict(model, newdata, type = type)
+    if (is_label(pred)) pred <- factor_to_dataframe(pred)
+    out <- data.frame(pred, check.names = FALSE)
+  } else {
+    out <- sanitize(pf(model, newdata = newdata))
+  }
+  rownames(out) <- NULL
+  out
+}"""
+
+_R_EVAL_MODEL = """function(code, seed) {
+  if (!is.null(seed)) set.seed(seed)
+  eval(parse(text = code), new.env(parent = globalenv()))
+}"""
+
+_R_EVAL_FUNCTION = """function(code, what) {
+  f <- eval(parse(text = code), new.env(parent = globalenv()))
+  if (!is.function(f)) stop(what, " must be R code of a function, but it evaluates to an object of class ",
+                            paste(class(f), collapse = "/"))
+  f
+}"""
+
+# model = NULL path of iml: f(newdata = newdata); with a model: f(model, newdata = newdata).
+_R_WRAP_PY = """function(py_fun) {
+  force(py_fun)
+  function(model = NULL, newdata) {
+    res <- py_fun(newdata)
+    if (inherits(res, "pyiml_python_error")) stop(unclass(res), call. = FALSE)
+    res
+  }
+}"""
+
+_TYPES_PROB = (None, "prob", "proba", "probability")
+_TYPES_CLASS = ("class", "response", "label")
+
+# Python callbacks handed to R: kept here so they are never garbage collected while R holds
+# the closure (R has only an external pointer to them).
+_CALLBACKS: Dict[Tuple[int, Optional[str]], Tuple[Any, Callable, Callable, Any, Any]] = {}
+_PY_FUNCTIONS: dict = {}  # other Python callables handed to R (r_bridge.iml.to_r)
+
+
+def _release_callbacks() -> None:
+    _CALLBACKS.clear()
+    _PY_FUNCTIONS.clear()
+
+
+session.exit_hooks.append(_release_callbacks)
+
+
+def _is_sexp(obj) -> bool:
+    try:
+        import rpy2.rinterface as ri
+    except ImportError:
+        return False
+    return isinstance(obj, ri.Sexp)
+
+
+def _eval_function(code, what: str):
+    """R code of a function (or an rpy2 function) → R closure."""
+    if isinstance(code, str):
+        session.robjects()  # start the embedded R before building R strings
+        with session.lock:
+            return session.r_call(_R_EVAL_FUNCTION, _str(code), _str(what))
+    if _is_sexp(code) and code.typeof in _closure_types():
+        return code
+    raise TypeError(f"{what} must be R code of a function (a str such as 'function(model, newdata) ...') "
+                    f"or an rpy2 R function, got {type(code).__name__}")
+
+
+def _closure_types():
+    import rpy2.rinterface as ri
+
+    return (ri.RTYPES.CLOSXP, ri.RTYPES.BUILTINSXP, ri.RTYPES.SPECIALSXP)
+
+
+def _str(x: str):
+    import rpy2.rinterface as ri
+
+    return ri.StrSexpVector([x])
+
+
+def _null_or(x):
+    import rpy2.rinterface as ri
+
+    return ri.NULL if x is None else x
+
+
+class RModel:
+    """An R model used from Python, e.g. as ``pyiml.Predictor(model=RModel(...), data=df)``.
+
+    R equivalent: the ``model`` argument of ``iml::Predictor$new(model, predict.function, type)``;
+    predictions are made by R's ``predict()`` and named as iml names them.
+
+    Parameters
+    ----------
+    model : str or rpy2 R object
+        A fitted R model, or R code evaluated once (in a fresh environment whose parent is the
+        global environment) that returns one, e.g.
+        ``"randomForest::randomForest(medv ~ ., data = MASS::Boston, ntree = 50)"``.
+    predict_function : str or rpy2 R function, optional
+        R code of ``function(model, newdata)`` returning the predictions (R:
+        ``predict.function``). Its output is named by iml's ``sanitizePrediction``: a numeric
+        vector → column ``..prediction``; a matrix without column names → ``..prediction``
+        (one column) or ``..prediction.1``, ``..prediction.2``…; a matrix with column names
+        keeps them; anything else → ``data.frame(x)``.
+    type : str, optional
+        Forwarded as ``predict(model, newdata, type = type)`` (e.g. ``"prob"``,
+        ``"response"``); ignored when ``predict_function`` is given.
+    packages : iterable of str
+        R packages the model needs (loaded with ``requireNamespace`` before ``model`` is
+        evaluated, so ``predict`` finds their S3 methods).
+    seed : int, optional
+        ``set.seed(seed)`` right before ``model`` (R code) is evaluated.
+
+    Attributes
+    ----------
+    r_object : rpy2 R object
+        The fitted R model.
+    predict_function : str, rpy2 function or None
+        As given.
+    type : str or None
+    packages : tuple of str
+    task : str
+        ``"unknown"``, as iml infers for S3 models.
+
+    Notes
+    -----
+    Without ``predict_function`` the output follows iml's rule for S3 models: a label output
+    (factor or character vector, or a one-column character frame) becomes a one-hot frame
+    with one 0/1 column per level, named by level; otherwise ``data.frame(pred,
+    check.names = FALSE)``: a vector gives the column ``pred``, a matrix keeps its column names
+    (``randomForest(type = "prob")`` → ``setosa``, ``versicolor``, ``virginica``).
+
+    Categorical features must reach R as factors with the training levels: pass them as
+    pandas Categoricals whose categories are the R levels (what :func:`r_bridge.r2py` returns
+    for R data), not as strings.
+
+    Examples
+    --------
+    >>> rf = RModel("randomForest::randomForest(Species ~ ., data = iris, ntree = 50)",
+    ...             packages=["randomForest"], type="prob", seed=1)  # doctest: +SKIP
+    >>> rf._pyiml_predict(iris.drop(columns="Species")).columns.tolist()  # doctest: +SKIP
+    ['setosa', 'versicolor', 'virginica']
+    """
+
+    task = "unknown"
+
+    def __init__(self, model, predict_function=None, type: Optional[str] = None, packages: Iterable[str] = (),
+                 seed: Optional[int] = None):
+        if isinstance(packages, str):
+            packages = (packages,)
+        packages = tuple(packages)
+        if not all(isinstance(p, str) for p in packages):
+            raise TypeError(f"packages must be R package names (str), got {packages!r}")
+        if type is not None and not isinstance(type, str):
+            raise TypeError(f"type must be None or a string such as 'prob' or 'response', got {type!r}")
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
+            raise TypeError(f"seed must be an int (R: set.seed(seed)) or None, got {seed!r}")
+        if not isinstance(model, str) and not _is_sexp(model):
+            session.robjects()  # RNotAvailableError first when R is missing
+            raise TypeError(
+                f"model must be an R model (an rpy2 object) or R code that fits one (str), got "
+                f"{model.__class__.__name__}; a Python model needs no RModel: "
+                "pass it to pyiml.Predictor directly"
+            )
+        session.require(packages)
+        self.packages = packages
+        self.type = type
+        self.predict_function = predict_function
+        self.expression = model if isinstance(model, str) else None
+        if isinstance(model, str):
+            import rpy2.rinterface as ri
+
+            with session.lock:
+                seed_r = ri.NULL if seed is None else ri.IntSexpVector([int(seed)])
+                self.r_object = session.to_robjects(session.r_call(_R_EVAL_MODEL, _str(model), seed_r))
+        else:
+            self.r_object = model
+        self._pf = None if predict_function is None else _eval_function(predict_function, "predict_function")
+
+    def _pyiml_predict(self, newdata: pd.DataFrame) -> pd.DataFrame:
+        """Predict ``newdata`` in R and return iml's prediction frame.
+
+        R equivalent: the prediction function iml's ``Predictor`` builds for this model
+        (``create_predict_fun``), before ``class`` selection.
+
+        Parameters
+        ----------
+        newdata : pandas.DataFrame
+            Converted with :func:`r_bridge.py2r` (categoricals → factors).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One column per output, named as iml names them; index 0..n-1.
+        """
+        if not isinstance(newdata, pd.DataFrame):
+            raise TypeError(f"newdata must be a pandas DataFrame, got {type(newdata).__name__}")
+        with session.lock:
+            nd = convert.py2r(newdata)
+            type_r = _null_or(None if self.type is None else _str(self.type))
+            out = session.r_call(_R_PREDICT, self.r_object, nd, type_r, _null_or(self._pf))
+            return convert.r2py(out)
+
+    def __repr__(self) -> str:
+        what = self.expression if self.expression is not None else "<R object>"
+        extra = "" if self.type is None else f", type={self.type!r}"
+        extra += "" if self.predict_function is None else ", predict_function=..."
+        return f"RModel({what!r}{extra})"
+
+
+class RFunction:
+    """A closed-form model written in R: ``function(newdata)`` returning predictions.
+
+    R equivalent: ``iml::Predictor$new(model = NULL, predict.function = f)``. Used by
+    :func:`r_bridge.iml.r_predictor` (``model=RFunction(...)``) so that the R side predicts
+    without any Python in the loop; the Python side uses the same formula written in Python.
+
+    Parameters
+    ----------
+    code : str or rpy2 R function
+        R code of ``function(newdata) ...``, evaluated once in a fresh environment whose parent
+        is the global environment.
+
+    Attributes
+    ----------
+    code : str or None
+        The R code as given.
+    r_object : rpy2 R function
+    """
+
+    def __init__(self, code):
+        self.code = code if isinstance(code, str) else None
+        self.r_object = session.to_robjects(_eval_function(code, "RFunction(code)"))
+
+    def __repr__(self) -> str:
+        return f"RFunction({self.code!r})" if self.code is not None else "RFunction(<R function>)"
+
+
+# ---------------------------------------------------------------------------- Python → R
+def _is_sklearn_classifier(model) -> bool:
+    return getattr(model, "_estimator_type", None) == "classifier" or (
+        hasattr(model, "classes_") and hasattr(model, "predict_proba"))
+
+
+def _one_hot(labels, classes) -> pd.DataFrame:
+    labels = np.asarray(labels)
+    return pd.DataFrame({str(c): (labels == c).astype(float) for c in classes})
+
+
+def _python_predictor(model, type_: Optional[str]) -> Callable[[pd.DataFrame], Any]:
+    """The Python prediction function pyiml's Predictor would use for ``model``."""
+    if hasattr(model, "_pyiml_predict"):
+        return model._pyiml_predict
+    if _is_sklearn_classifier(model):
+        if type_ in _TYPES_PROB and hasattr(model, "predict_proba"):
+            def prob(nd):
+                return pd.DataFrame(np.asarray(model.predict_proba(nd)), columns=[str(c) for c in model.classes_])
+            return prob
+        if type_ in _TYPES_PROB or type_ in _TYPES_CLASS:
+            return lambda nd: _one_hot(np.asarray(model.predict(nd)), model.classes_)
+        raise ValueError(f"type={type_!r} is not known for a scikit-learn classifier: use None/'prob' "
+                         "(predict_proba) or 'class' (one-hot labels)")
+    if hasattr(model, "predict") and callable(model.predict):
+        return model.predict
+    if callable(model):
+        return model
+    raise TypeError(f"model must have a predict method or be a callable f(newdata), got {type(model).__name__}")
+
+
+def _labels_one_hot(values) -> pd.DataFrame:
+    if isinstance(values, pd.Series) and isinstance(values.dtype, pd.CategoricalDtype):
+        return _one_hot(values.to_numpy(), values.cat.categories)
+    arr = np.asarray(values, dtype=object)
+    return _one_hot(arr, sorted(pd.unique(arr)))
+
+
+def _prediction_to_r(out):
+    """A Python model's output → the R object iml turns into the same columns pyiml gives."""
+    import rpy2.rinterface as ri
+
+    if isinstance(out, pd.DataFrame):
+        frame = out.reset_index(drop=True)
+        frame.columns = [str(c) for c in frame.columns]
+        return convert.py2r(frame)
+    if isinstance(out, pd.Series):
+        if isinstance(out.dtype, pd.CategoricalDtype) or out.dtype == object or isinstance(out.dtype, pd.StringDtype):
+            return convert.py2r(_labels_one_hot(out))
+        return ri.FloatSexpVector.from_memoryview(memoryview(np.ascontiguousarray(out.to_numpy(dtype=float))))
+    arr = np.asarray(out)
+    if arr.ndim == 0:
+        arr = arr.reshape(1)
+    if arr.ndim == 1:
+        if arr.dtype.kind in "OUS":
+            return convert.py2r(_labels_one_hot(arr))
+        return ri.FloatSexpVector.from_memoryview(memoryview(np.ascontiguousarray(arr, dtype=np.float64)))
+    if arr.ndim == 2:
+        flat = np.ascontiguousarray(arr.astype(np.float64).ravel(order="F"))
+        vec = ri.FloatSexpVector.from_memoryview(memoryview(flat))
+        vec.do_slot_assign("dim", ri.IntSexpVector(list(arr.shape)))
+        return vec
+    raise ValueError(f"the Python model returned an array of shape {arr.shape}; predictions must be 1-d or 2-d")
+
+
+def as_r_predict_function(model, type: Optional[str] = None):
+    """A Python model as an R prediction function for R's ``iml::Predictor``.
+
+    R equivalent: the ``predict.function`` argument of ``iml::Predictor$new``. The R function
+    has the signature ``function(model = NULL, newdata)``, so iml can call it as
+    ``f(newdata = nd)`` (its ``model = NULL`` path) or ``f(model, newdata = nd)``.
+
+    Parameters
+    ----------
+    model : object
+        * a scikit-learn classifier: with ``type`` None or ``"prob"`` the R function returns
+          ``predict_proba`` as a data.frame with one column per class named ``str(c)`` for ``c``
+          in ``classes_``; with ``type`` ``"class"``/``"response"`` the predicted labels
+          one-hot encoded, one column per class;
+        * anything else with ``predict`` (regressors, statsmodels results with a formula, an
+          :class:`RModel`): its output — a numeric vector (R names the column ``pred``), a
+          2-d array (R's ``X1``, ``X2``…), or a DataFrame (its column names);
+        * a plain callable ``f(newdata)``: its output, as above.
+
+        Label vectors (strings, categoricals) are one-hot encoded over their sorted distinct
+        values (categories for a Categorical), as pyiml's ``Predictor`` does.
+    type : str, optional
+        See ``model``.
+
+    Returns
+    -------
+    rpy2.robjects.functions.Function
+        ``function(model = NULL, newdata)``; ``newdata`` is converted with
+        :func:`r_bridge.r2py` (factors → Categoricals). A Python exception inside the model
+        becomes an R error whose message is ``"<ExceptionType>: <message>"`` (and so an
+        :class:`r_bridge.RError` when the R call came from Python).
+
+    Notes
+    -----
+    The Python callback is kept in a module-level registry for the life of the process, so it
+    cannot be garbage collected while R holds the function (the same model and ``type``
+    reuse one R function). R must call it from this process: keep ``future::plan("sequential")``
+    (:func:`r_bridge.iml.iml` does).
+    """
+    key = (id(model), type)
+    hit = _CALLBACKS.get(key)
+    if hit is not None and hit[0] is model:
+        return hit[4]
+    predict = _python_predictor(model, type)
+    session.robjects()
+    import rpy2.rinterface as ri
+
+    with session.lock:
+        callback = _predict_callback(key)
+        py_fun = ri.rternalize(callback)
+        r_fun = session.to_robjects(session.r_function(_R_WRAP_PY)(py_fun))
+    _CALLBACKS[key] = (model, predict, callback, py_fun, r_fun)
+    return r_fun
+
+
+def _predict_callback(key):
+    """The function R calls with ``newdata``. It holds only ``key`` and finds the model in the
+    registry at call time, so nothing the user created stays referenced from rpy2's internals
+    once the registry is cleared at exit."""
+
+    def callback(newdata):
+        try:
+            entry = _CALLBACKS.get(key)
+            if entry is None:
+                raise RuntimeError("this Python prediction function was released (the Python session is ending)")
+            nd = convert.r2py(newdata)
+            if not isinstance(nd, pd.DataFrame):
+                raise TypeError(f"newdata must be an R data.frame, got {_type_name(newdata)}")
+            return _prediction_to_r(entry[1](nd))
+        except BaseException as exc:  # noqa: BLE001 - every Python error must reach R as an R error
+            return _python_error_to_r(exc)
+
+    return callback
+
+
+def _python_error_to_r(exc: BaseException):
+    """A Python exception as the marker the R wrappers turn into ``stop(<message>)``."""
+    import rpy2.rinterface as ri
+
+    msg = f"{exc.__class__.__name__}: {exc}"
+    tb = traceback.extract_tb(exc.__traceback__)
+    if tb:
+        last = tb[-1]
+        msg += f" (Python, {last.filename}:{last.lineno} in {last.name})"
+    vec = ri.StrSexpVector([msg])
+    vec.rclass = ri.StrSexpVector(["pyiml_python_error"])
+    return vec
+
+
+def _type_name(obj) -> str:
+    """Class name of an R (rpy2) or Python object, for error messages."""
+    try:
+        return "/".join(obj.rclass)
+    except Exception:
+        return type(obj).__name__

@@ -1,0 +1,564 @@
+"""r_bridge: pandas ↔ R conversion, R models in Python, Python models in R's iml, iml from Python.
+
+R tests carry the marker ``r`` and use the ``r`` fixture (skipped, or failed under
+``PYIML_REQUIRE_R=1``, when R/rpy2/iml are missing).
+"""
+import os
+import subprocess
+import sys
+import textwrap
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# ---------------------------------------------------------------------------- strategies
+try:  # hypothesis >= 6.84 names these exclude_*; older versions blacklist_*
+    _CHARS = st.characters(exclude_categories=("Cs",), exclude_characters="\x00")
+except TypeError:  # pragma: no cover - depends on the hypothesis version
+    _CHARS = st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00")
+_TEXT = st.text(_CHARS, max_size=6)
+KINDS = ("float64", "int64", "int32", "bool", "str", "category", "Int64", "boolean", "string")
+
+
+def _column(kind: str, n: int):
+    """A strategy for one column of ``kind`` with ``n`` rows."""
+    if kind == "float64":
+        return st.lists(st.floats(allow_nan=True, allow_infinity=True), min_size=n, max_size=n).map(
+            lambda v: pd.Series(np.array(v, dtype=np.float64)))
+    if kind in ("int64", "int32"):
+        return st.lists(st.integers(-(2 ** 31 - 1), 2 ** 31 - 1), min_size=n, max_size=n).map(
+            lambda v: pd.Series(np.array(v, dtype=kind)))
+    if kind == "bool":
+        return st.lists(st.booleans(), min_size=n, max_size=n).map(lambda v: pd.Series(np.array(v, dtype=bool)))
+    if kind == "str":
+        return st.lists(st.one_of(st.none(), _TEXT), min_size=n, max_size=n).map(
+            lambda v: pd.Series(np.array(v, dtype=object)))
+    if kind == "Int64":
+        return st.lists(st.one_of(st.none(), st.integers(-(2 ** 31 - 1), 2 ** 31 - 1)), min_size=n, max_size=n).map(
+            lambda v: pd.Series(pd.array(v, dtype="Int64")))
+    if kind == "boolean":
+        return st.lists(st.one_of(st.none(), st.booleans()), min_size=n, max_size=n).map(
+            lambda v: pd.Series(pd.array(v, dtype="boolean")))
+    if kind == "string":
+        return st.lists(st.one_of(st.none(), _TEXT), min_size=n, max_size=n).map(
+            lambda v: pd.Series(pd.array(v, dtype="string")))
+    if kind == "category":
+        return st.tuples(st.lists(_TEXT, unique=True, max_size=5), st.booleans()).flatmap(
+            lambda cats_ordered: st.lists(st.integers(-1, len(cats_ordered[0]) - 1), min_size=n, max_size=n).map(
+                lambda codes: pd.Series(pd.Categorical.from_codes(
+                    codes, categories=pd.Index(cats_ordered[0], dtype=object), ordered=cats_ordered[1]))))
+    raise AssertionError(kind)
+
+
+@st.composite
+def frames(draw):
+    n = draw(st.integers(0, 12))
+    names = draw(st.lists(_TEXT, min_size=1, max_size=6, unique=True))
+    cols = {}
+    for name in names:
+        kind = draw(st.sampled_from(KINDS))
+        cols[name] = (kind, draw(_column(kind, n)))
+    df = pd.DataFrame({k: v for k, (_, v) in cols.items()})
+    df.index = pd.RangeIndex(100, 100 + n)  # a non-default index: must not reach R
+    return df, {k: kind for k, (kind, _) in cols.items()}
+
+
+_R_CLASS = {"float64": "numeric", "int64": "integer", "int32": "integer", "bool": "logical", "str": "character",
+            "Int64": "integer", "boolean": "logical", "string": "character"}
+
+
+def _expected_back(s: pd.Series, kind: str):
+    """What r2py(py2r(.)) must give for a column (the module's documented type table)."""
+    na = s.isna().to_numpy()
+    if kind == "float64":
+        return s.to_numpy()
+    if kind in ("int64", "int32"):
+        return s.to_numpy().astype(np.int64)
+    if kind in ("Int64",):
+        return pd.array(s, dtype="Int64") if na.any() else s.to_numpy(dtype=np.int64)
+    if kind == "bool":
+        return s.to_numpy()
+    if kind == "boolean":
+        return pd.array(s, dtype="boolean") if na.any() else s.to_numpy(dtype=bool)
+    if kind in ("str", "string"):
+        vals = [None if m else v for v, m in zip(s.tolist(), na)]
+        return pd.array(vals, dtype="string") if na.any() else np.array(vals, dtype=object)
+    if kind == "category":
+        return s.array
+    raise AssertionError(kind)
+
+
+def _assert_same_column(got: pd.Series, exp, kind: str, name: str):
+    where = f"column {name!r} ({kind})"
+    if kind == "category":
+        assert isinstance(got.dtype, pd.CategoricalDtype), where
+        assert list(got.cat.categories) == list(exp.categories), where
+        assert got.cat.ordered == exp.ordered, where
+        np.testing.assert_array_equal(got.cat.codes.to_numpy(), exp.codes, err_msg=where)
+        return
+    if isinstance(exp, np.ndarray):
+        assert got.dtype == exp.dtype, f"{where}: dtype {got.dtype} != {exp.dtype}"
+        g = got.to_numpy()
+        if exp.dtype.kind == "f":
+            assert np.array_equal(np.isnan(g), np.isnan(exp)), where
+            ok = ~np.isnan(exp)
+            np.testing.assert_array_equal(g[ok], exp[ok], err_msg=where)
+            np.testing.assert_array_equal(np.signbit(g[ok]), np.signbit(exp[ok]), err_msg=where)
+        else:
+            assert g.tolist() == exp.tolist(), where
+        return
+    assert got.dtype == exp.dtype, f"{where}: dtype {got.dtype} != {exp.dtype}"
+    np.testing.assert_array_equal(got.isna().to_numpy(), pd.isna(exp), err_msg=where)
+    ok = ~pd.isna(exp)
+    assert got[ok].tolist() == list(np.asarray(exp, dtype=object)[ok]), where
+
+
+# ---------------------------------------------------------------------------- conversion
+@pytest.mark.r
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                   HealthCheck.too_slow])
+@given(frame=frames())
+def test_round_trip_is_exact_for_every_column_type(r, frame):
+    from r_bridge import convert
+
+    df, kinds = frame
+    before = df.copy()
+    rdf = convert.py2r(df)
+    pd.testing.assert_frame_equal(df, before)  # the caller's data is not touched
+    # what R sees: names kept exactly, row names 1..n, the R class per column, NAs where pandas has them
+    info = r.r_eval("list(names(d), nrow(d), sapply(d, function(x) class(x)[1]), "
+                    "as.integer(vapply(d, function(x) sum(is.na(x)), 1)), attr(d, 'row.names'))", d=rdf)
+    assert list(info[0]) == list(df.columns)
+    assert int(info[1][0]) == len(df)
+    for name, rclass, nas in zip(df.columns, info[2], info[3]):
+        kind = kinds[name]
+        want = ("ordered" if df[name].cat.ordered else "factor") if kind == "category" else _R_CLASS[kind]
+        assert rclass == want, (name, kind)
+        assert nas == int(df[name].isna().sum()), (name, kind)
+    assert list(info[4]) == list(range(1, len(df) + 1))
+
+    back = convert.r2py(rdf)
+    assert list(back.columns) == list(df.columns)
+    assert back.index.equals(pd.RangeIndex(len(df)))
+    for j, name in enumerate(df.columns):
+        _assert_same_column(back.iloc[:, j], _expected_back(df.iloc[:, j], kinds[name]), kinds[name], name)
+
+
+@pytest.mark.r
+def test_non_syntactic_names_and_row_order_survive(r):
+    from r_bridge import convert
+
+    df = pd.DataFrame({"a b": [3.0, 1.0, 2.0], "1x": [1, 2, 3], "x.1": ["u", "v", "w"], "": [True, False, True],
+                       "NA": pd.Categorical(["p", "q", "p"])}, index=[9, 3, 5])
+    rdf = convert.py2r(df)
+    assert list(r.r_eval("names(d)", d=rdf)) == ["a b", "1x", "x.1", "", "NA"]
+    assert list(r.r_eval("d[['a b']]", d=rdf)) == [3.0, 1.0, 2.0]
+    assert list(r.r_eval("rownames(d)", d=rdf)) == ["1", "2", "3"]
+    back = convert.r2py(rdf)
+    assert list(back.columns) == ["a b", "1x", "x.1", "", "NA"]
+    assert back["a b"].tolist() == [3.0, 1.0, 2.0] and back["x.1"].tolist() == ["u", "v", "w"]
+
+
+@pytest.mark.r
+def test_r_missing_values_map_to_python_missing_values(r):
+    from r_bridge import convert
+
+    d = convert.r2py(r.r_eval("data.frame(a = c(1, NA, NaN), b = c(1L, NA, 3L), c = c(TRUE, NA, FALSE), "
+                              "d = c('x', NA, 'z'), e = factor(c('u', NA, 'u'), levels = c('u', 'v')), "
+                              "f = 1:3, g = c('p', 'q', 'r'), check.names = FALSE, stringsAsFactors = FALSE)"))
+    assert d["a"].dtype == np.float64 and np.isnan(d["a"][1]) and np.isnan(d["a"][2])
+    assert str(d["b"].dtype) == "Int64" and d["b"].isna().tolist() == [False, True, False]
+    assert str(d["c"].dtype) == "boolean" and d["c"].isna().tolist() == [False, True, False]
+    assert str(d["d"].dtype) == "string" and d["d"].isna().tolist() == [False, True, False]
+    assert list(d["e"].cat.categories) == ["u", "v"] and d["e"].isna().tolist() == [False, True, False]
+    assert d["f"].dtype == np.int64 and d["g"].dtype == object
+    # and NAs go to R as NA of the right type
+    out = r.r_eval("vapply(d, function(x) paste(class(x)[1], sum(is.na(x))), '')", d=convert.py2r(
+        pd.DataFrame({"s": np.array(["a", None], dtype=object), "i": pd.array([1, None], dtype="Int64"),
+                      "f": pd.array([1.5, None], dtype="Float64"), "b": pd.array([None, True], dtype="boolean")})))
+    assert list(out) == ["character 1", "integer 1", "numeric 1", "logical 1"]
+    assert bool(r.r_eval("is.na(d$f[2]) && !is.nan(d$f[2])", d=convert.py2r(
+        pd.DataFrame({"f": pd.array([1.5, None], dtype="Float64")})))[0])  # NA_real_, not NaN
+
+
+@pytest.mark.r
+def test_categories_become_string_levels_in_order_with_unused_levels(r):
+    from r_bridge import convert
+
+    s = pd.Categorical([3, 1, None], categories=[3, 1, 2], ordered=True)
+    rdf = convert.py2r(pd.DataFrame({"c": s}))
+    assert list(r.r_eval("levels(d$c)", d=rdf)) == ["3", "1", "2"]
+    assert list(r.r_eval("class(d$c)", d=rdf)) == ["ordered", "factor"]
+    back = convert.r2py(rdf)["c"]
+    assert list(back.cat.categories) == ["3", "1", "2"] and back.cat.ordered
+    assert back.astype(object).tolist()[:2] == ["3", "1"] and pd.isna(back[2])
+
+
+@pytest.mark.r
+@pytest.mark.parametrize("values, match", [
+    (pd.Series(pd.to_datetime(["2020-01-01", "2021-01-01"])), "column 'bad' has dtype datetime64"),
+    (pd.Series(pd.to_timedelta([1, 2], unit="s")), "column 'bad' has dtype timedelta64"),
+    (pd.Series([1 + 2j, 3j]), "column 'bad' has dtype complex128"),
+    (pd.Series(np.array(["a", 1], dtype=object)), "column 'bad' is an object column of mixed"),
+])
+def test_unsupported_dtypes_raise_type_error_naming_the_column(r, values, match):
+    from r_bridge import convert
+
+    with pytest.raises(TypeError, match=match):
+        convert.py2r(pd.DataFrame({"ok": [1.0, 2.0], "bad": values}))
+
+
+@pytest.mark.r
+def test_integers_outside_r_range_raise_naming_the_column(r):
+    from r_bridge import convert
+
+    with pytest.raises(ValueError, match=r"column 'big' has the integer value 2147483648, outside R's integer range"):
+        convert.py2r(pd.DataFrame({"big": np.array([1, 2 ** 31], dtype=np.int64)}))
+    with pytest.raises(ValueError, match="column 'small'.*-2147483648"):
+        convert.py2r(pd.DataFrame({"small": np.array([-(2 ** 31)], dtype=np.int64)}))  # R's NA_integer_
+    with pytest.raises(ValueError, match="column 'u'"):
+        convert.py2r(pd.DataFrame({"u": np.array([2 ** 32], dtype=np.uint64)}))
+    assert list(r.r_eval("d$i", d=convert.py2r(pd.DataFrame({"i": np.array([2 ** 31 - 1, -(2 ** 31 - 1)])})))) == [
+        2 ** 31 - 1, -(2 ** 31 - 1)]
+
+
+@pytest.mark.r
+def test_vectors_and_other_r_values(r):
+    from r_bridge import convert
+
+    assert list(r.r_eval("class(x)", x=convert.vector_py2r(pd.Series([1, 2])))) == ["integer"]
+    assert list(r.r_eval("levels(x)", x=convert.vector_py2r(pd.Categorical(["b", "a"])))) == ["a", "b"]
+    s = convert.vector_r2py(r.r_eval("c(1L, NA)"), name="v")
+    assert s.name == "v" and str(s.dtype) == "Int64"
+    assert convert.r2py(r.r_eval("NULL")) is None
+    assert convert.r2py(r.r_eval("2.5")) == 2.5 and convert.r2py(r.r_eval("'a'")) == "a"
+    np.testing.assert_array_equal(convert.r2py(r.r_eval("c(1, 2)")), [1.0, 2.0])
+    named = convert.r2py(r.r_eval("c(a = 1, b = 2)"))
+    assert named.to_dict() == {"a": 1.0, "b": 2.0}
+    out = convert.r2py(r.r_eval("list(df = data.frame(x = 1:2), n = 3)"))
+    assert set(out) == {"df", "n"} and out["df"]["x"].tolist() == [1, 2] and out["n"] == 3.0
+    np.testing.assert_array_equal(convert.r2py(r.r_eval("matrix(1:4, 2)")), [[1, 3], [2, 4]])
+    with pytest.raises(TypeError, match="column 'd' has class Date"):
+        convert.r2py(r.r_eval("data.frame(d = as.Date('2020-01-01'), x = 1)"))
+
+
+@pytest.mark.r
+def test_a_million_rows_convert_in_well_under_seconds(r):
+    from r_bridge import convert
+
+    rng = np.random.default_rng(0)
+    n = 1_000_000
+    df = pd.DataFrame({f"x{i}": rng.uniform(size=n) for i in range(10)})
+    df["i"] = rng.integers(0, 100, size=n)
+    df["c"] = pd.Categorical(rng.choice(["a", "b", "c"], size=n))
+    t0 = time.perf_counter()
+    back = convert.r2py(convert.py2r(df))
+    assert time.perf_counter() - t0 < 5.0
+    assert list(back.columns) == list(df.columns) and list(back.dtypes) == list(df.dtypes)
+    for c in df.columns[:-1]:
+        assert np.array_equal(back[c].to_numpy(), df[c].to_numpy()), c
+    assert np.array_equal(back["c"].cat.codes.to_numpy(), df["c"].cat.codes.to_numpy())
+    assert list(back["c"].cat.categories) == list(df["c"].cat.categories)
+
+
+# ---------------------------------------------------------------------------- R models in Python
+RF_BOSTON = "randomForest::randomForest(medv ~ ., data = MASS::Boston, ntree = 20)"
+RF_IRIS = "randomForest::randomForest(Species ~ ., data = iris, ntree = 20)"
+
+
+@pytest.fixture(scope="module")
+def boston(r):
+    from r_bridge import convert
+
+    r.require(["MASS", "randomForest"])
+    return convert.r2py(r.r_eval("MASS::Boston"))
+
+
+@pytest.fixture(scope="module")
+def iris(r):
+    from r_bridge import convert
+
+    return convert.r2py(r.r_eval("datasets::iris"))
+
+
+def _r_iml_predict(r, model_r, data_code: str, extra: str = "", **variables):
+    """R's own iml::Predictor$new(model, data, ...)$predict(data), as pandas."""
+    from r_bridge import convert
+
+    return convert.r2py(r.r_eval(f"iml::Predictor$new(m, data = {data_code}{extra})$predict({data_code})",
+                                 m=model_r, **variables))
+
+
+@pytest.mark.r
+def test_rmodel_regression_equals_r_iml_predictor(r, boston):
+    from r_bridge import RModel
+
+    rf = RModel(RF_BOSTON, packages=["randomForest", "MASS"], seed=1)
+    assert rf.task == "unknown" and rf.type is None and rf.predict_function is None
+    expected = _r_iml_predict(r, rf.r_object, "MASS::Boston")
+    try:
+        import pyiml
+
+        got = pyiml.Predictor(model=rf, data=boston, y="medv").predict(boston)
+    except ImportError:  # pragma: no cover - pyiml always ships with r_bridge
+        got = rf._pyiml_predict(boston.drop(columns="medv"))
+    assert list(got.columns) == ["pred"] == list(expected.columns)
+    np.testing.assert_array_equal(got["pred"].to_numpy(), expected["pred"].to_numpy())
+    # same seed, same forest
+    again = RModel(RF_BOSTON, packages=["randomForest", "MASS"], seed=1)
+    np.testing.assert_array_equal(again._pyiml_predict(boston.head(20))["pred"], got["pred"][:20])
+
+
+@pytest.mark.r
+def test_rmodel_classification_prob_and_labels(r, iris):
+    from r_bridge import RModel
+
+    X = iris.drop(columns="Species")
+    prob = RModel(RF_IRIS, packages=["randomForest"], type="prob", seed=7)
+    got = prob._pyiml_predict(X)
+    expected = _r_iml_predict(r, prob.r_object, "iris", ', type = "prob"')
+    assert list(got.columns) == ["setosa", "versicolor", "virginica"] == list(expected.columns)
+    np.testing.assert_array_equal(got.to_numpy(), expected.to_numpy())
+    np.testing.assert_allclose(got.sum(axis=1), 1.0)
+
+    labels = RModel(prob.r_object)  # no type: predicted labels, one-hot like iml
+    got = labels._pyiml_predict(X)
+    expected = _r_iml_predict(r, labels.r_object, "iris")
+    assert list(got.columns) == ["setosa", "versicolor", "virginica"] == list(expected.columns)
+    np.testing.assert_array_equal(got.to_numpy(), expected.to_numpy())
+    assert set(np.unique(got.to_numpy())) <= {0.0, 1.0} and (got.sum(axis=1) == 1).all()
+
+
+@pytest.mark.r
+def test_rmodel_with_predict_function_names_like_sanitize_prediction(r, boston, iris):
+    from r_bridge import RModel
+
+    rf = RModel(RF_BOSTON, packages=["randomForest", "MASS"], seed=1,
+                predict_function="function(model, newdata) predict(model, newdata)")
+    got = rf._pyiml_predict(boston.drop(columns="medv").head(50))
+    assert list(got.columns) == ["..prediction"]
+    code = "function(model, newdata) predict(model, newdata)"
+    expected = _r_iml_predict(r, rf.r_object, "MASS::Boston[1:50, ]", ", predict.function = f",
+                              f=r.r_eval(code))
+    np.testing.assert_array_equal(got["..prediction"], expected["..prediction"])
+    unnamed = RModel(RF_IRIS, packages=["randomForest"], seed=7,
+                     predict_function="function(model, newdata) unname(predict(model, newdata, type = 'prob'))")
+    assert list(unnamed._pyiml_predict(iris.drop(columns="Species").head(3)).columns) == [
+        "..prediction.1", "..prediction.2", "..prediction.3"]
+
+
+@pytest.mark.r
+def test_rmodel_errors_and_warnings(r):
+    from r_bridge import RError, RModel, RNotAvailableError, RWarning
+
+    with pytest.raises(RError, match="object 'no_such_thing' not found"):
+        RModel("no_such_thing + 1")
+    with pytest.raises(RNotAvailableError, match="notARealPackage"):
+        RModel("1", packages=["notARealPackage"])
+    with pytest.raises(TypeError, match="model must be an R model"):
+        RModel(3.5)
+    with pytest.raises(RError, match="predict_function must be R code of a function"):
+        RModel("1", predict_function="42")
+    with pytest.warns(RWarning, match="careful"):
+        RModel("{warning('careful'); lm(dist ~ speed, cars)}")
+
+
+# ---------------------------------------------------------------------------- Python models in R
+@pytest.mark.r
+def test_sklearn_model_inside_r_iml_gives_predict_proba(r, iris):
+    from sklearn.linear_model import LogisticRegression
+
+    from r_bridge import as_r_predict_function, convert
+    from r_bridge import iml as riml
+
+    X = iris.drop(columns="Species")
+    lr = LogisticRegression(max_iter=1000).fit(X, iris["Species"].astype(str))
+    f = as_r_predict_function(lr)
+    assert as_r_predict_function(lr) is f  # one R function per model and type
+    want = lr.predict_proba(X)
+    for call in ("f(newdata = d)", "f(NULL, newdata = d)",
+                 "iml::Predictor$new(predict.function = f, data = d)$predict(d)"):
+        got = convert.r2py(r.r_eval(call, f=f, d=convert.py2r(X)))
+        assert list(got.columns) == ["setosa", "versicolor", "virginica"], call
+        np.testing.assert_array_equal(got.to_numpy(), want, err_msg=call)
+    rp = riml.r_predictor(data=iris, y="Species", model=lr)
+    got = convert.r2py(r.r_eval("p$predict(d)", p=rp, d=convert.py2r(X)))
+    np.testing.assert_array_equal(got.to_numpy(), want)
+    labels = convert.r2py(r.r_eval("f(newdata = d)", f=as_r_predict_function(lr, type="class"), d=convert.py2r(X)))
+    assert list(labels.columns) == ["setosa", "versicolor", "virginica"]
+    np.testing.assert_array_equal(labels.to_numpy().argmax(axis=1), want.argmax(axis=1))
+
+
+@pytest.mark.r
+def test_regressor_and_callable_inside_r_iml(r, boston):
+    from sklearn.ensemble import RandomForestRegressor
+
+    from r_bridge import as_r_predict_function, convert
+    from r_bridge import iml as riml
+
+    X = boston.drop(columns="medv")
+    reg = RandomForestRegressor(n_estimators=10, random_state=0).fit(X, boston["medv"])
+    rp = riml.r_predictor(data=boston, y="medv", model=reg)
+    got = convert.r2py(r.r_eval("p$predict(d)", p=rp, d=convert.py2r(X)))
+    assert list(got.columns) == ["pred"]
+    np.testing.assert_array_equal(got["pred"].to_numpy(), reg.predict(X))
+    f = as_r_predict_function(lambda nd: nd["rm"] * 2.0)
+    got = convert.r2py(r.r_eval("iml::Predictor$new(predict.function = f, data = d)$predict(d)", f=f,
+                                d=convert.py2r(X.head(5))))
+    np.testing.assert_array_equal(got["pred"], X["rm"].head(5) * 2.0)
+
+
+@pytest.mark.r
+def test_python_exception_in_callback_becomes_r_error(r, iris):
+    from r_bridge import RError, as_r_predict_function, convert
+    from r_bridge import iml as riml
+
+    def broken(newdata):
+        raise ValueError("the model is broken on purpose")
+
+    f = as_r_predict_function(broken)
+    with pytest.raises(RError, match="ValueError: the model is broken on purpose"):
+        r.r_eval("f(newdata = d)", f=f, d=convert.py2r(iris.head(3)))
+    rp = riml.r_predictor(data=iris, y="Species", model=broken)  # iml predicts lazily
+    with pytest.raises(RError, match="ValueError: the model is broken on purpose"):
+        r.r_eval("p$predict(d)", p=rp, d=convert.py2r(iris.head(3)))
+    rp = riml.r_predictor(data=iris.drop(columns="Species"), predict_function=broken)
+    with pytest.raises(RError, match="the model is broken on purpose"):
+        riml.iml("FeatureEffect", rp, feature="Sepal.Width", method="pdp")
+
+
+# ---------------------------------------------------------------------------- iml from Python
+@pytest.fixture(scope="module")
+def rf_predictor(r, boston):
+    from r_bridge import RModel
+    from r_bridge import iml as riml
+
+    rf = RModel(RF_BOSTON, packages=["randomForest", "MASS"], seed=1)
+    return rf, riml.r_predictor(data=boston, y="medv", model=rf)
+
+
+@pytest.mark.r
+def test_feature_imp_with_seed_equals_r_and_has_iml_columns(r, rf_predictor):
+    import r_bridge
+    from r_bridge import convert
+
+    rf, rp = rf_predictor
+    fi = r_bridge.iml("FeatureImp", rp, seed=42, loss="mae", n_repetitions=3)
+    res = fi.results
+    assert list(res.columns) == ["feature", "importance.05", "importance", "importance.95", "permutation.error"]
+    assert len(res) == 13 and res["feature"].dtype == object
+    want = convert.r2py(r.r_eval("set.seed(42); iml::FeatureImp$new(p, loss = 'mae', n.repetitions = 3)$results",
+                                 p=rp))
+    pd.testing.assert_frame_equal(res, want)
+    assert isinstance(fi.field("original.error"), float) and fi.field("n.repetitions") == 3.0
+    assert fi.field("predictor").cls == "Predictor"
+    groups = r_bridge.iml("FeatureImp", rp, seed=1, loss="mae", features={"rooms": ["rm"], "status": ["lstat", "crim"]})
+    assert groups.results["feature"].tolist() in (["status", "rooms"], ["rooms", "status"])
+    with pytest.raises(r_bridge.RError, match="no field 'nope'"):
+        fi.field("nope")
+
+
+@pytest.mark.r
+def test_feature_effect_calls_and_errors(r, rf_predictor, boston):
+    from r_bridge import RError, RWarning
+    from r_bridge import iml as riml
+
+    _, rp = rf_predictor
+    fe = riml.iml("FeatureEffect", rp, feature="lstat", method="pdp+ice", grid_size=5)
+    res = fe.results
+    assert list(res.columns) == ["lstat", ".value", ".type", ".id"]
+    assert str(res[".id"].dtype) == "Int64" and res.loc[res[".type"] == "pdp", ".id"].isna().all()
+    assert fe.call("center", center_at=10) is fe
+    assert fe.results.loc[(fe.results[".type"] == "pdp") & (fe.results["lstat"] == 10), ".value"].tolist() == [0.0]
+    pred = fe.call("predict", [5.0, 10.0])
+    assert isinstance(pred, np.ndarray) and pred.shape == (2,)
+    assert fe.call("set_feature", "rm") is fe and "rm" in fe.results.columns
+    effects = riml.iml("FeatureEffects", rp, features=["lstat", "rm"], method="ale").results
+    assert list(effects) == ["lstat", "rm"]
+    assert list(effects["rm"].columns) == [".type", ".value", ".borders", ".feature"]
+    with pytest.raises(RError) as err:
+        riml.iml("FeatureEffect", rp, feature="nope")
+    assert "feature.names" in err.value.r_message
+    ale = riml.iml("FeatureEffect", rp, feature="lstat", method="ale")
+    with pytest.warns(RWarning, match="Centering only works for only for PDPs and ICE"):
+        ale.call("center", center_at=1)
+    with pytest.raises(ValueError, match="cls must be one of"):
+        riml.iml("Featureimp", rp)
+
+
+@pytest.mark.r
+def test_shapley_local_model_tree_surrogate_interaction(r, rf_predictor, boston):
+    from r_bridge import iml as riml
+
+    _, rp = rf_predictor
+    x = boston.drop(columns="medv").iloc[[0]]
+    sh = riml.iml("Shapley", rp, x_interest=x, sample_size=10, seed=3)
+    assert list(sh.results.columns) == ["feature", "phi", "phi.var", "feature.value"]
+    first = sh.results.copy()
+    assert sh.call("explain", x_interest=boston.drop(columns="medv").iloc[[1]], seed=3) is sh
+    assert not sh.results["phi"].equals(first["phi"])
+    lm = riml.iml("LocalModel", rp, x_interest=x, k=3)
+    assert list(lm.results.columns) == ["beta", "x.recoded", "effect", "x.original", "feature", "feature.value"]
+    ts = riml.iml("TreeSurrogate", rp, maxdepth=2)
+    assert 0 <= ts.field("r.squared") <= 1 and ".y.hat.tree" in ts.results.columns
+    ia = riml.iml("Interaction", rp, grid_size=5, seed=1)
+    assert list(ia.results.columns) == [".feature", ".interaction"] and len(ia.results) == 13
+
+
+@pytest.mark.r
+def test_python_loss_and_class_argument(r, iris):
+    from sklearn.linear_model import LogisticRegression
+
+    from r_bridge import convert
+    from r_bridge import iml as riml
+
+    X = iris.drop(columns="Species")
+    lr = LogisticRegression(max_iter=1000).fit(X, iris["Species"].astype(str))
+    rp = riml.r_predictor(data=iris, y="Species", model=lr, class_="virginica")
+    got = convert.r2py(r.r_eval("p$predict(d)", p=rp, d=convert.py2r(X.head(4))))
+    assert list(got.columns) == ["virginica"]
+    np.testing.assert_array_equal(got["virginica"], lr.predict_proba(X.head(4))[:, 2])
+    reg = riml.r_predictor(data=iris.drop(columns="Species"), y="Petal.Width",
+                           model=riml.RFunction("function(newdata) 0.4 * newdata$Petal.Length"))
+    fi_py = riml.iml("FeatureImp", reg, seed=5, n_repetitions=2,
+                     loss=lambda actual, predicted: float(np.mean(np.abs(actual - predicted))))
+    fi_r = riml.iml("FeatureImp", reg, seed=5, n_repetitions=2, loss="mae")
+    pd.testing.assert_frame_equal(fi_py.results, fi_r.results, rtol=1e-12)
+
+
+# ---------------------------------------------------------------------------- without R
+def test_import_without_rpy2_and_clear_error_on_first_use():
+    code = textwrap.dedent("""
+        import sys
+        sys.modules['rpy2'] = None
+        import r_bridge
+        from r_bridge import py2r, r2py, RModel, RFunction, as_r_predict_function, iml, r_predictor, set_seed
+        from r_bridge import RError, RNotAvailableError, RWarning, session
+        assert issubclass(RWarning, UserWarning)
+        assert not [m for m in sys.modules if m.startswith('rpy2.')]
+        try:
+            r_bridge.RModel("1")
+        except r_bridge.RNotAvailableError as exc:
+            print("RNotAvailableError:", exc)
+    """)
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT,
+                         env={**os.environ, "PYTHONPATH": ROOT})
+    assert res.returncode == 0, res.stderr
+    assert "RNotAvailableError: r_bridge needs rpy2 and R" in res.stdout
+
+
+def test_argument_names_follow_iml():
+    from r_bridge.iml import ARGUMENT_NAMES
+
+    for py, rname in [("n_repetitions", "n.repetitions"), ("x_interest", "x.interest"), ("grid_size", "grid.size"),
+                      ("center_at", "center.at"), ("grid_points", "grid.points"), ("sample_size", "sample.size"),
+                      ("dist_fun", "dist.fun"), ("gower_power", "gower.power"), ("kernel_width", "kernel.width"),
+                      ("tree_args", "tree.args"), ("class_", "class"), ("batch_size", "batch.size"),
+                      ("predict_function", "predict.function")]:
+        assert ARGUMENT_NAMES[py] == rname
