@@ -66,6 +66,22 @@ def _mixed_f(df: pd.DataFrame) -> np.ndarray:
             + 0.3 * (ord_ == "mid") * it + df["u"].to_numpy(dtype=float) ** 2)
 
 
+def _friedman1_poly(df: pd.DataFrame) -> np.ndarray:
+    """The polynomial terms of Friedman #1 (no sin: the same bits in numpy and R)."""
+    return 20 * (df["x3"].to_numpy() - 0.5) ** 2 + 10 * df["x4"].to_numpy() + 5 * df["x5"].to_numpy()
+
+
+_FRIEDMAN1_POLY_R = "function(newdata) 20 * (newdata$x3 - 0.5)^2 + 10 * newdata$x4 + 5 * newdata$x5"
+
+
+def _friedman1_prob(df: pd.DataFrame) -> np.ndarray:
+    """A probability from Friedman #1 (binary classification with a 0/1 target)."""
+    return 1 / (1 + np.exp(-(_friedman1_f(df) - 14) / 3))
+
+
+_FRIEDMAN1_PROB_R = "function(newdata) 1 / (1 + exp(-((%s)(newdata) - 14) / 3))" % _FRIEDMAN1_R
+
+
 _MIXED_R = """function(newdata) {
   num <- as.numeric(newdata$num); it <- as.numeric(newdata$int)
   cat <- as.character(newdata$cat); ord <- as.character(newdata$ord)
@@ -84,12 +100,58 @@ def _dataset_cached(name: str) -> pd.DataFrame:
         return _friedman1()
     if name == "friedman1_small":
         return _friedman1(n=40, seed=3)
+    if name == "friedman1_exact":  # the target is the polynomial model's output: error exactly 0
+        d = _friedman1(n=40, seed=3)
+        d["y"] = _friedman1_poly(d)
+        return d
+    if name == "friedman1_binary":
+        d = _friedman1(n=40, seed=3)
+        d["y"] = (d["y"] > d["y"].median()).astype(float)
+        return d
     if name == "mixed":
         return _mixed()
+    if name == "mixed_unordered":  # iml's LocalModel fails on ordered factors (recode, docs/differences.md)
+        d = _mixed()
+        d["ord"] = d["ord"].cat.as_unordered()
+        return d
+    if name == "mixed_used":  # FeatureEffect: no unused level (iml's 2-D ALE misaligns unused levels)
+        d = _mixed()
+        d["cat"] = d["cat"].cat.remove_unused_categories()
+        return d
+    if name == "ties":
+        return _ties()
     raise KeyError(f"unknown data set {name!r}; known: {sorted(DATASETS)}")
 
 
-DATASETS = ("boston", "iris", "friedman1", "friedman1_small", "mixed")
+DATASETS = ("boston", "iris", "friedman1", "friedman1_small", "friedman1_binary", "friedman1_exact", "mixed", "mixed_unordered",
+            "mixed_used", "ties")
+
+
+def _ties(n: int = 50, seed: int = 4) -> pd.DataFrame:
+    """FeatureEffect: heavy ties and fewer distinct values than the default grid size of 20."""
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame({
+        "t": rng.choice([0.0, 0.5, 1.0, 2.0], size=n, p=[0.4, 0.3, 0.2, 0.1]),
+        "k": rng.integers(1, 4, size=n).astype("int64"),
+        "g": pd.Categorical(rng.choice(["p", "q", "r"], size=n), categories=["r", "q", "p"]),
+        "z": np.round(rng.uniform(size=n), 1),
+    })
+    df["y"] = _ties_f(df) + rng.normal(scale=0.1, size=n)
+    return df
+
+
+def _ties_f(df: pd.DataFrame) -> np.ndarray:
+    t, z = df["t"].to_numpy(dtype=float), df["z"].to_numpy(dtype=float)
+    k = df["k"].to_numpy(dtype=float)
+    g = np.asarray(df["g"].astype(str))
+    return t * z + 0.5 * k * t + 1.5 * (g == "q") * z - (g == "p") + np.sin(3 * z)
+
+
+_TIES_R = """function(newdata) {
+  t <- as.numeric(newdata$t); z <- as.numeric(newdata$z); k <- as.numeric(newdata$k)
+  g <- as.character(newdata$g)
+  t * z + 0.5 * k * t + 1.5 * (g == "q") * z - (g == "p") + sin(3 * z)
+}"""
 
 
 def dataset(name: str) -> pd.DataFrame:
@@ -146,9 +208,24 @@ def model_pair(name: str) -> ModelPair:
     if name == "friedman1_small_closed":
         py, r = _closed_form(_friedman1_f, _FRIEDMAN1_R)
         return ModelPair(py, r, data="friedman1_small", y="y")
+    if name == "friedman1_exact_closed":
+        py, r = _closed_form(_friedman1_poly, _FRIEDMAN1_POLY_R)
+        return ModelPair(py, r, data="friedman1_exact", y="y")
+    if name == "friedman1_binary_closed":
+        py, r = _closed_form(_friedman1_prob, _FRIEDMAN1_PROB_R)
+        return ModelPair(py, r, data="friedman1_binary", y="y")
     if name == "mixed_closed":
         py, r = _closed_form(_mixed_f, _MIXED_R)
         return ModelPair(py, r, data="mixed", y="y")
+    if name == "mixed_unordered_closed":
+        py, r = _closed_form(_mixed_f, _MIXED_R)
+        return ModelPair(py, r, data="mixed_unordered", y="y")
+    if name == "mixed_used_closed":
+        py, r = _closed_form(_mixed_f, _MIXED_R)
+        return ModelPair(py, r, data="mixed_used", y="y")
+    if name == "ties_closed":
+        py, r = _closed_form(_ties_f, _TIES_R)
+        return ModelPair(py, r, data="ties", y="y")
     if name == "rf_boston":
         m = _r_model("randomForest::randomForest(medv ~ ., data = MASS::Boston, ntree = 50)",
                      ("randomForest", "MASS"), None, 42)
@@ -168,5 +245,5 @@ def model_pair(name: str) -> ModelPair:
     raise KeyError(f"unknown model {name!r}; known: {sorted(MODELS)}")
 
 
-MODELS = ("friedman1_closed", "friedman1_small_closed", "mixed_closed", "rf_boston", "rf_iris_prob", "rf_iris_class",
+MODELS = ("friedman1_closed", "friedman1_small_closed", "friedman1_binary_closed", "friedman1_exact_closed", "mixed_closed", "mixed_unordered_closed", "mixed_used_closed", "ties_closed", "rf_boston", "rf_iris_prob", "rf_iris_class",
           "sk_iris_logreg", "sk_friedman_gbr")

@@ -1,0 +1,378 @@
+"""``LocalModel``: a sparse, locally weighted linear model around one point (LIME).
+
+R equivalent: ``iml::LocalModel`` (iml 0.11.4, spec §14). Every data row is predicted once,
+categorical features are recoded as indicators of "equals the point's level", the rows are
+weighted by their proximity to the point, and a lasso path (R's ``glmnet``, reproduced by
+:mod:`pyiml._algorithms.glmnet`) is fitted to the predictions; the explanation is the last
+point of the path with exactly ``k`` non-zero coefficients.
+"""
+from __future__ import annotations
+
+import numbers
+import sys
+import warnings
+from typing import List, Optional
+
+import numpy as np
+import pandas as pd
+
+from ._algorithms import glmnet as _glmnet
+from ._algorithms.gower import _r_pow, gower_dist, r_dist
+from ._base import InterpretationMethod
+from .predictor import Predictor
+from .shapley import _feature_values, check_x_interest
+
+__all__ = ["LocalModel", "DIST_FUNS"]
+
+#: The distances iml accepts for ``dist.fun``, in iml's order.
+DIST_FUNS = ("gower", "euclidean", "maximum", "manhattan", "canberra", "binary", "minkowski")
+
+
+def _user_stacklevel() -> int:
+    """``stacklevel`` for a warning raised in the caller: the first frame outside pyiml."""
+    f = sys._getframe(2)
+    level = 2
+    while f is not None and f.f_globals.get("__name__", "").startswith("pyiml"):
+        f = f.f_back
+        level += 1
+    return level
+
+
+def _check_number(value, name: str, positive: bool = True) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value) \
+            or (positive and value <= 0):
+        raise ValueError(f"{name} must be a finite number{' > 0' if positive else ''}, got {value!r}")
+    return float(value)
+
+
+def recode(data, X: pd.DataFrame, x_interest: pd.DataFrame, labels: Optional[np.ndarray] = None):
+    """iml's ``recode(dat, x.interest)``: categorical features as 0/1 indicators.
+
+    Numerical and integer columns are kept; a categorical column becomes 1.0 where the row
+    equals ``x_interest``'s value and 0.0 elsewhere, renamed ``"<name>=<value>"``.
+
+    Parameters
+    ----------
+    data : Data
+        Gives the feature names and types.
+    X : pandas.DataFrame
+        Rows to recode (feature columns with the data's dtypes).
+    x_interest : pandas.DataFrame
+        One row, the reference point.
+    labels : numpy.ndarray, optional
+        ``"<name>=<value>"`` of every feature of ``x_interest`` (computed when not given).
+
+    Returns
+    -------
+    names : list of str
+        The recoded column names.
+    columns : list of numpy.ndarray
+        The recoded columns (integer features stay int64, as R keeps them ``integer``; this
+        matters for ``gower_dist``'s range check).
+    matrix : numpy.ndarray of shape (len(X), p)
+        The same values as floats (R's ``as.matrix``).
+    """
+    if labels is None:
+        labels = _feature_values(x_interest)[0]
+    names, cols = [], []
+    for j, c in enumerate(data.feature_names):
+        kind = data.feature_types[c]
+        col = X[c]
+        if kind == "categorical":
+            ref = x_interest[c]
+            if isinstance(col.dtype, pd.CategoricalDtype):
+                ref_code = int(ref.cat.codes.iloc[0])
+                val = (col.cat.codes.to_numpy() == ref_code).astype(float)
+            else:
+                val = (col.to_numpy() == ref.iloc[0]).astype(float)
+            name = labels[j]  # "<name>=<as.character(value)>"
+        else:
+            val = col.to_numpy()
+            name = c
+        names.append(name)
+        cols.append(val)
+    matrix = np.column_stack([np.asarray(v, dtype=float) for v in cols]) if len(X) else np.zeros((0, len(names)))
+    return names, cols, matrix
+
+
+def _frame(names: List[str], cols: List[np.ndarray]) -> pd.DataFrame:
+    return pd.DataFrame(dict(enumerate(cols))).set_axis(names, axis=1)
+
+
+class LocalModel(InterpretationMethod):
+    """A sparse weighted linear model that explains one prediction (LIME).
+
+    R equivalent: ``iml::LocalModel$new(predictor, x.interest, dist.fun = "gower",
+    gower.power = 1, kernel.width = NULL, k = 3)``, ``$predict(newdata)`` and
+    ``$explain(x.interest)``.
+
+    Algorithm (iml's): predict every data row (no sampling); recode categorical features as
+    indicators of "equals ``x_interest``'s level"; weight row i by ``1 - d_i ** gower_power``
+    with ``d_i`` Gower's distance to the point (``dist_fun="gower"``) or by
+    ``sqrt(exp(-d_i**2 / kernel_width**2))`` with an R ``dist`` distance; fit R glmnet's lasso
+    path (gaussian on the predictions for one output, grouped multinomial on the argmax class
+    labels for several) and keep the last path point with exactly ``k`` non-zero
+    coefficients (if none has exactly ``k``, the last with fewer, with iml's warning "Had to
+    choose a smaller k").
+
+    Parameters
+    ----------
+    predictor : Predictor
+    x_interest : pandas.DataFrame, optional
+        One row: the point to explain. Columns are matched by name; missing features raise
+        ``ValueError("Missing columns: …")``, extra columns are dropped with iml's warning
+        "Dropping additional columns: …" (target columns silently). Without it the object has
+        no results until :meth:`explain`.
+    dist_fun : {"gower", "euclidean", "maximum", "manhattan", "canberra", "binary", "minkowski"}
+        Distance from the point to each (recoded) row (R: ``dist.fun``); ``minkowski`` uses
+        R's default power 2.
+    gower_power : float, default 1
+        Exponent of the Gower distance in the weight ``1 - d ** gower_power``. As in iml the
+        power is applied to the *distance* (iml's documentation says proximity; spec §18.13).
+    kernel_width : float, optional
+        Width of the exponential kernel; required for every ``dist_fun`` except ``"gower"``.
+    k : int, default 3
+        Number of features in the explanation, between 1 and the number of features.
+
+    Attributes
+    ----------
+    results : pandas.DataFrame or None
+        iml's columns ``beta, x.recoded, effect, x.original, feature, feature.value`` (and
+        ``.class`` for several outputs, rows class by class), only the non-zero coefficients.
+        The index holds R's row names: the recoded feature names for one output, 0..r-1 (R's
+        automatic 1..r) for several.
+    x_interest : pandas.DataFrame or None
+        The explained point (feature columns only).
+    k : int
+    model : GlmnetFit or None
+        The fitted lasso path (R: ``model``, a ``glmnet`` object).
+    best_fit_index : int or None
+        **0-based** index of the chosen path point into ``model.lambda_`` and the last axis of
+        ``model.beta`` (R's ``best.fit.index`` is this + 1).
+    weights : numpy.ndarray or None
+        The weight of every data row in the fit.
+    predictor : Predictor
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from pyiml import Predictor, LocalModel
+    >>> X = pd.DataFrame(np.random.default_rng(0).uniform(size=(200, 3)), columns=list("abc"))
+    >>> p = Predictor(predict_function=lambda d: 3 * d["a"] - d["b"], data=X)
+    >>> lm = LocalModel(p, X.iloc[[0]], k=2)
+    >>> sorted(lm.results["feature"])
+    ['a', 'b']
+    """
+
+    def __init__(self, predictor: Predictor, x_interest: Optional[pd.DataFrame] = None, dist_fun: str = "gower",
+                 gower_power: float = 1, kernel_width: Optional[float] = None, k: int = 3):
+        if not isinstance(predictor, Predictor):
+            super().__init__(predictor)  # raises the base class's TypeError
+        p = predictor.data.n_features
+        if isinstance(k, bool) or not isinstance(k, numbers.Real) or not np.isfinite(k) or k != int(k) \
+                or not 1 <= k <= p:
+            raise ValueError(f"k must be a whole number between 1 and {p} (the number of features), got {k!r}")
+        if x_interest is not None and not isinstance(x_interest, (pd.DataFrame, pd.Series)):
+            raise TypeError(f"x_interest must be a pandas DataFrame with one row, not {type(x_interest).__name__}")
+        if not isinstance(dist_fun, str) or dist_fun not in DIST_FUNS:
+            raise ValueError(f"dist_fun must be one of {list(DIST_FUNS)}, got {dist_fun!r}")
+        if dist_fun == "gower":
+            gower_power = _check_number(gower_power, "gower_power")
+        elif kernel_width is None:
+            raise ValueError(f"kernel_width must be given (a number > 0) for dist_fun={dist_fun!r}; "
+                             "only dist_fun='gower' works without it")
+        if kernel_width is not None:
+            kernel_width = _check_number(kernel_width, "kernel_width")
+        super().__init__(predictor)
+        self.k = int(k)
+        self.dist_fun = dist_fun
+        self.gower_power = gower_power
+        self.kernel_width = kernel_width
+        self.x_interest: Optional[pd.DataFrame] = None
+        self.model: Optional[_glmnet.GlmnetFit] = None
+        self.best_fit_index: Optional[int] = None
+        self.weights: Optional[np.ndarray] = None
+        self._pred: Optional[np.ndarray] = None
+        self._classes: Optional[List[str]] = None
+        if x_interest is not None:
+            self.explain(x_interest)
+
+    # ------------------------------------------------------------------ input
+    def _point(self, x_interest) -> pd.DataFrame:
+        x = check_x_interest(self.sampler, x_interest)
+        if len(x) != 1:
+            raise ValueError(f"x_interest must have exactly one row, got {len(x)}: explain one point at a time")
+        return x
+
+    def explain(self, x_interest: pd.DataFrame) -> "LocalModel":
+        """Fit the local model around a new point (R: ``$explain(x.interest)``); returns self.
+
+        The predictions of the data do not depend on the point and are reused.
+        """
+        x = self._point(x_interest)
+        self._flush()
+        self.x_interest = x
+        self._run()
+        return self
+
+    # ------------------------------------------------------------------ run
+    def _weights(self, names, cols, matrix: np.ndarray, xcols, xr: np.ndarray) -> np.ndarray:
+        if self.dist_fun == "gower":
+            if all(np.asarray(v).dtype.kind == "f" for v in cols):  # all R doubles: the matrix is the same input
+                d = gower_dist(matrix, xr)
+            else:  # integer features keep R's integer range check (and its warning text)
+                d = gower_dist(_frame(names, cols), _frame(names, xcols))
+            g = self.gower_power
+            if g == 1.0:
+                return 1.0 - d
+            return 1.0 - _r_pow(d, g)
+        d = r_dist(np.vstack([xr, matrix]), self.dist_fun)
+        kw = self.kernel_width
+        return np.sqrt(np.exp(-(d * d) / (kw * kw)))
+
+    def _run(self, force: bool = False) -> None:
+        data = self.sampler
+        X = data.X
+        if self._pred is None:
+            self._pred = self.predictor.predict_batched(len(X), lambda s, e: X.iloc[s:e])
+        P = self._pred
+        self._multiclass = P.shape[1] > 1
+        outputs = list(self.predictor.output_names)
+        x = self.x_interest
+        labels = _feature_values(x)[0]
+        names, cols, matrix = recode(data, X, x, labels)
+        _, xcols, xr = recode(data, x, x, labels)
+        w = self._weights(names, cols, matrix, xcols, xr)
+        if np.isnan(w).any():
+            raise ValueError(
+                f"the {self.dist_fun} distance is undefined (NaN) for some rows: every feature was skipped "
+                "or has missing values; check the data for constant or missing columns")
+        if self._multiclass:
+            lab = np.argmax(P, axis=1)  # probs.to.labels: first maximum
+            counts = np.bincount(lab, minlength=len(outputs))
+            keep = np.flatnonzero(counts > 0)
+            if keep.size < len(outputs):
+                gone = [outputs[j] for j in np.flatnonzero(counts == 0)]
+                if keep.size < 2:
+                    raise ValueError(
+                        f"the model predicts the class {outputs[int(keep[0])]!r} for every row (never {gone}): a "
+                        "local classification model needs at least two predicted classes; explain one class's "
+                        "probability instead, e.g. Predictor(..., class_=...)")
+                warnings.warn(
+                    f"class(es) {gone} are never the most probable class of any row and are left out of the "
+                    "multinomial fit (iml fails here); LocalModel.predict gives them probability 0",
+                    UserWarning, stacklevel=_user_stacklevel())
+            classes = [outputs[j] for j in keep]
+            y = np.asarray(outputs, dtype=object)[lab]
+            small = [outputs[j] for j in keep if counts[j] <= 1]
+            if small:
+                raise ValueError(
+                    f"class(es) {small} are the most probable class of only one row: glmnet's multinomial "
+                    "model needs at least two rows per class (one multinomial or binomial class has 1 or 0 "
+                    "observations; not allowed)")
+            fit = _glmnet.glmnet(pd.DataFrame(matrix, columns=names), y, family="multinomial", weights=w,
+                                 levels=classes)
+        else:
+            classes = None
+            fit = _glmnet.glmnet(pd.DataFrame(matrix, columns=names), P[:, 0], family="gaussian", weights=w)
+        df = np.asarray(fit.df)
+        hits = np.flatnonzero(df == self.k)
+        if hits.size:
+            best = int(hits[-1])
+        else:
+            best = int(np.flatnonzero(df < self.k)[-1])
+            warnings.warn("Had to choose a smaller k", UserWarning, stacklevel=_user_stacklevel())
+        self.model = fit
+        self.best_fit_index = best
+        self.weights = w
+        self._classes = classes
+        self.results = self._effects(fit, best, names, xr[0], x, labels)
+        self._finished = True
+
+    def _effects(self, fit, best: int, names: List[str], xr: np.ndarray, x: pd.DataFrame,
+                 fv: np.ndarray) -> pd.DataFrame:
+        """iml's ``extract.glmnet.effects`` per class, then the rows with ``beta != 0``."""
+        orig = np.array([v[len(c) + 1:] for v, c in zip(fv, x.columns)], dtype=object)
+        p = len(names)
+        if fit.family == "gaussian":
+            betas = fit.beta[:, best][None, :]
+            cls = None
+        else:
+            betas = fit.beta[:, :, best]
+            cls = np.repeat(np.asarray(fit.classnames, dtype=object), p)
+        nb = betas.shape[0]
+        beta = betas.ravel()
+        xrec = np.tile(np.asarray(xr, dtype=float), nb)
+        cols = {
+            "beta": beta,
+            "x.recoded": xrec,
+            "effect": beta * xrec,
+            "x.original": np.tile(orig, nb),
+            "feature": np.tile(np.asarray(names, dtype=object), nb),
+            "feature.value": np.tile(fv.astype(object), nb),
+        }
+        if cls is not None:
+            cols[".class"] = cls
+        res = pd.DataFrame(cols)
+        nz = beta != 0
+        if cls is None:
+            res.index = pd.Index(names, dtype=object)
+            return res[nz]
+        return res[nz].reset_index(drop=True)
+
+    def _flush(self) -> None:
+        super()._flush()
+        self.model = None
+        self.best_fit_index = None
+        self.weights = None
+
+    # ------------------------------------------------------------------ public
+    def predict(self, newdata: Optional[pd.DataFrame] = None) -> pd.DataFrame:
+        """Predictions of the local model (R: ``$predict(newdata = NULL)``).
+
+        Parameters
+        ----------
+        newdata : pandas.DataFrame, optional
+            Rows to predict (matched by name like ``x_interest``); default the point itself.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One output: a column ``prediction`` (the lasso's linear predictor). Several outputs:
+            the class probabilities, one column per output of the predictor (a class left out
+            of the fit gets 0).
+        """
+        if self.model is None:
+            raise RuntimeError("LocalModel has no fitted model yet: call explain(x_interest) first")
+        nd = self.x_interest if newdata is None else check_x_interest(self.sampler, newdata, "newdata")
+        _, _, m = recode(self.sampler, nd, self.x_interest)
+        if self.model.family == "gaussian":
+            pred = _glmnet.predict(self.model, m, s_index=self.best_fit_index)
+            return pd.DataFrame({"prediction": np.asarray(pred, dtype=float).reshape(-1)})
+        probs = _glmnet.predict(self.model, m, s_index=self.best_fit_index, type="response")
+        outputs = list(self.predictor.output_names)
+        out = np.zeros((len(nd), len(outputs)))
+        for j, c in enumerate(self._classes):
+            out[:, outputs.index(c)] = probs[:, j]
+        return pd.DataFrame(out, columns=outputs)
+
+    def _params_repr(self) -> list:
+        return [f"k: {self.k}", f"dist_fun: {self.dist_fun}"]
+
+    def plot(self):
+        """iml's plot: horizontal bars of ``effect`` per ``feature.value``, sorted by effect.
+
+        R equivalent: ``plot(<LocalModel>)``. One output is titled with the model's prediction
+        of the point and the local model's; several outputs give one facet per ``.class``.
+        Returns a matplotlib Figure.
+        """
+        return super().plot()
+
+    def _plot(self):
+        from .plotting.local_model import plot_local_model
+
+        actual = local = None
+        if not self._multiclass:
+            actual = float(self.predictor.predict_array(self.x_interest)[0, 0])
+            local = float(self.predict()["prediction"].iloc[0])
+        return plot_local_model(self.results, multiclass=self._multiclass, actual=actual, local=local)

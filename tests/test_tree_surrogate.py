@@ -1,0 +1,249 @@
+"""TreeSurrogate: step-function oracles, iml's layout, tree_args, the CART engine, bad input, plots.
+
+Parity with R's iml (nodes, paths, predictions, r.squared) is pinned by
+parity/specs/ts_*.toml (run in tests/test_parity.py); the R-marked test here checks a string
+feature and the plain ``predict`` S3 path against R directly.
+"""
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from matplotlib.figure import Figure
+
+from pyiml import Predictor, TreeSurrogate
+from pyiml._algorithms.ctree import CTree
+from pyiml._algorithms.rformat import r_as_character
+
+
+def step(df):
+    return 2.0 * (df["a"].to_numpy() > 0.5) + 1.0 * (df["b"].to_numpy() > 0.3)
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(0)
+    return pd.DataFrame(rng.uniform(size=(400, 3)), columns=["a", "b", "c"])
+
+
+@pytest.fixture(scope="module")
+def mixed():
+    rng = np.random.default_rng(3)
+    n = 300
+    return pd.DataFrame({
+        "num": rng.normal(size=n),
+        "int": rng.integers(0, 6, size=n).astype("int64"),
+        "cat": pd.Categorical(rng.choice(["a", "b", "c"], size=n), categories=["a", "b", "c", "unused"]),
+        "ord": pd.Categorical(rng.choice(["lo", "mid", "hi"], size=n), categories=["lo", "mid", "hi"], ordered=True),
+        "s": rng.choice(["x", "y"], size=n).astype(object),
+        "flag": rng.uniform(size=n) < 0.5,
+    })
+
+
+def mixed_f(df):
+    return (3.0 * (np.asarray(df["cat"].astype(str)) == "b") + 2.0 * (df["s"].to_numpy() == "y")
+            + 0.5 * df["num"].to_numpy() + 1.0 * df["flag"].to_numpy())
+
+
+def probs(df):
+    a, b = df["a"].to_numpy(), df["b"].to_numpy()
+    p1 = np.where(a > 0.5, 0.8, 0.1)
+    p2 = np.where(b > 0.3, 0.15, 0.6)
+    return pd.DataFrame({"u": p1, "v": p2, "w": 1 - p1 - p2 + 0.0 * a}).clip(lower=0)
+
+
+# ---------------------------------------------------------------------------- oracles
+def test_step_function_is_represented_exactly(data):
+    ts = TreeSurrogate(Predictor(predict_function=step, data=data), maxdepth=2)
+    assert isinstance(ts.tree, CTree)
+    assert ts.r_squared == 1.0
+    res = ts.results
+    np.testing.assert_array_equal(res[".y.hat.tree"].to_numpy(), res[".y.hat"].to_numpy())
+    assert res[".node"].nunique() == 4
+    # the splits are the step's: a at the largest a <= 0.5, b at the largest b <= 0.3
+    root = ts.tree.root
+    assert root.split.variable == "a" and root.split.breaks == data["a"][data["a"] <= 0.5].max()
+    paths = set(res[".path"])
+    assert all(p.startswith("a <= ") or p.startswith("a > ") for p in paths)
+    assert all(" &\n b " in p for p in paths)
+
+
+def test_layout_single_output(data):
+    ts = TreeSurrogate(Predictor(predict_function=step, data=data), maxdepth=1)
+    res = ts.results
+    assert list(res.columns) == ["a", "b", "c", ".node", ".path", ".y.hat", ".y.hat.tree"]
+    assert res[".node"].dtype == np.int64 and set(res[".node"]) == set(ts.tree.terminal_ids) == {2, 3}
+    b = r_as_character(ts.tree.root.split.breaks)  # R's as.character: 15 significant digits
+    assert set(res[".path"]) == {f"a <= {b}", f"a > {b}"} and len(b) <= 17
+    pd.testing.assert_frame_equal(res[["a", "b", "c"]], data)
+    np.testing.assert_array_equal(ts.predict(data)[".y.hat"].to_numpy(), res[".y.hat.tree"].to_numpy())
+    # one output: type is ignored, as in iml
+    assert list(ts.predict(data.iloc[:3], type="class").columns) == [".y.hat"]
+    # r_squared = 1 - var(tree - model) / var(model), sample variances
+    f, t = res[".y.hat"].to_numpy(), res[".y.hat.tree"].to_numpy()
+    assert ts.r_squared == pytest.approx(1 - np.var(t - f, ddof=1) / np.var(f, ddof=1), rel=1e-13)
+
+
+def test_root_only_tree(data):
+    small = data.iloc[:12].reset_index(drop=True)  # fewer rows than minsplit = 20
+    ts = TreeSurrogate(Predictor(predict_function=step, data=small))
+    res = ts.results
+    assert len(ts.tree) == 1 and (res[".node"] == 1).all()
+    assert res[".path"].isna().all()
+    assert ts.r_squared == 0.0
+    assert (res[".y.hat.tree"] == res[".y.hat"].mean()).all()
+
+
+def test_multiclass_layout_and_predict(data):
+    ts = TreeSurrogate(Predictor(predict_function=probs, data=data), maxdepth=2)
+    res = ts.results
+    assert list(res.columns)[3:] == [".node", ".path", ".y.hat.u", ".y.hat.v", ".y.hat.w",
+                                     ".y.hat.tree.u", ".y.hat.tree.v", ".y.hat.tree.w"]
+    assert isinstance(ts.r_squared, pd.Series) and list(ts.r_squared.index) == ["u", "v", "w"]
+    np.testing.assert_array_equal(ts.r_squared.to_numpy(), 1.0)  # the tree reproduces both steps
+    pr = ts.predict(data.iloc[:6])
+    assert list(pr.columns) == ["u", "v", "w"]
+    np.testing.assert_array_equal(pr.to_numpy(), res.iloc[:6][[".y.hat.tree.u", ".y.hat.tree.v", ".y.hat.tree.w"]].to_numpy())
+    cl = ts.predict(data.iloc[:6], type="class")
+    assert list(cl.columns) == [".class"]
+    assert cl[".class"].tolist() == np.array(["u", "v", "w"])[np.argmax(pr.to_numpy(), axis=1)].tolist()
+
+
+def test_mixed_feature_types(mixed):
+    ts = TreeSurrogate(Predictor(predict_function=mixed_f, data=mixed), maxdepth=3)
+    res = ts.results
+    assert list(res.columns)[:6] == list(mixed.columns)
+    pd.testing.assert_frame_equal(res[list(mixed.columns)], mixed)  # original dtypes kept
+    text = " ".join(set(res[".path"]))
+    assert 'cat %in% c("' in text and 's %in% c("' in text  # strings become factors
+    assert ts.r_squared > 0.8
+    pd.testing.assert_frame_equal(ts.predict(mixed.iloc[:20]).rename(columns={".y.hat": ".y.hat.tree"}),
+                                  res[[".y.hat.tree"]].iloc[:20])
+
+
+def test_r_squared_on_new_data(data):
+    p = Predictor(predict_function=lambda d: np.sin(6 * d["a"].to_numpy()) + d["b"].to_numpy(), data=data.iloc[:300])
+    ts = TreeSurrogate(p, maxdepth=3)
+    assert ts.r_squared_on(data.iloc[:300]) == pytest.approx(ts.r_squared, rel=1e-15)
+    held = ts.r_squared_on(data.iloc[300:])
+    assert 0 < held < 1
+    pm = Predictor(predict_function=probs, data=data.iloc[:300])
+    tm = TreeSurrogate(pm)
+    on = tm.r_squared_on(data.iloc[300:])
+    assert list(on.index) == ["u", "v", "w"]
+    with pytest.raises(ValueError, match="at least two rows"):
+        ts.r_squared_on(data.iloc[:1])
+
+
+# ---------------------------------------------------------------------------- tree_args
+def test_tree_args_r_names_and_snake_case(data):
+    p = Predictor(predict_function=lambda d: np.sin(6 * d["a"].to_numpy()) + d["b"].to_numpy(), data=data)
+    deep = TreeSurrogate(p, maxdepth=4)
+    big_leaves = TreeSurrogate(p, maxdepth=4, tree_args={"minbucket": 60})
+    assert deep.results.groupby(".node").size().min() < 60
+    assert big_leaves.results.groupby(".node").size().min() >= 60
+    strict = TreeSurrogate(p, maxdepth=4, tree_args={"mincriterion": 1 - 1e-300})
+    assert len(strict.tree.terminal_ids) < len(deep.tree.terminal_ids)
+    for name in ("MIA", "mia"):  # partykit's name and its snake_case spelling
+        assert TreeSurrogate(p, tree_args={name: False}).tree.control["mia"] is False
+    with pytest.raises(ValueError, match="'minsize' is not a ctree_control option"):
+        TreeSurrogate(p, tree_args={"minsize": 3})
+    with pytest.raises(ValueError, match="give maxdepth as TreeSurrogate's maxdepth argument"):
+        TreeSurrogate(p, tree_args={"maxdepth": 3})
+    with pytest.raises(TypeError, match="tree_args must be a dict"):
+        TreeSurrogate(p, tree_args=[("minsplit", 3)])
+
+
+# ---------------------------------------------------------------------------- CART engine
+def test_cart_engine(data, mixed):
+    from sklearn.tree import DecisionTreeRegressor
+
+    ts = TreeSurrogate(Predictor(predict_function=step, data=data), maxdepth=2, engine="cart")
+    assert isinstance(ts.tree, DecisionTreeRegressor) and ts.tree.max_depth == 2
+    assert ts.r_squared == 1.0
+    assert ts.results[".node"].nunique() == 4
+    assert all(p.startswith("a <= ") or p.startswith("a > ") for p in ts.results[".path"])
+    np.testing.assert_array_equal(ts.predict(data)[".y.hat"].to_numpy(), ts.results[".y.hat.tree"].to_numpy())
+    tm = TreeSurrogate(Predictor(predict_function=mixed_f, data=mixed), maxdepth=2, engine="cart",
+                       tree_args={"min_samples_leaf": 10})
+    text = " ".join(set(tm.results[".path"]))
+    assert 'cat %in% c("' in text
+    assert tm.results.groupby(".node").size().min() >= 10
+    pm = TreeSurrogate(Predictor(predict_function=probs, data=data), engine="cart")
+    assert list(pm.predict(data.iloc[:2]).columns) == ["u", "v", "w"]
+    np.testing.assert_array_equal(pm.r_squared.to_numpy(), 1.0)
+    with pytest.raises(ValueError, match="engine must be one of"):
+        TreeSurrogate(Predictor(predict_function=step, data=data), engine="rpart")
+
+
+# ---------------------------------------------------------------------------- bad input
+@pytest.mark.parametrize("maxdepth", [0, -1, 1.5, True, "2", float("nan")])
+def test_bad_maxdepth(data, maxdepth):
+    with pytest.raises(ValueError, match="maxdepth must be a whole number >= 1"):
+        TreeSurrogate(Predictor(predict_function=step, data=data), maxdepth=maxdepth)
+
+
+def test_unlimited_depth(data):
+    ts = TreeSurrogate(Predictor(predict_function=step, data=data), maxdepth=math.inf)
+    assert ts.r_squared == 1.0 and ts.tree.depth == 2  # nothing left to explain below depth 2
+
+
+def test_bad_newdata(data):
+    ts = TreeSurrogate(Predictor(predict_function=step, data=data))
+    with pytest.raises(ValueError, match="Missing columns: c"):
+        ts.predict(data[["a", "b"]])
+    with pytest.warns(UserWarning, match="Dropping additional columns: z"):
+        out = ts.predict(data.iloc[:3].assign(z=0))
+    assert len(out) == 3
+    with pytest.raises(ValueError, match="type must be 'prob' or 'class'"):
+        ts.predict(data, type="response")
+
+
+def test_input_is_not_modified(mixed):
+    before = mixed.copy()
+    TreeSurrogate(Predictor(predict_function=mixed_f, data=mixed))
+    pd.testing.assert_frame_equal(mixed, before)
+
+
+# ---------------------------------------------------------------------------- plots
+def test_plots_return_figures(data):
+    ts = TreeSurrogate(Predictor(predict_function=step, data=data))
+    fig = ts.plot()
+    assert isinstance(fig, Figure)
+    assert sorted(a.get_title() for a in fig.axes) == sorted(set(ts.results[".path"]))
+    assert isinstance(ts.plot(kind="tree"), Figure)
+    tm = TreeSurrogate(Predictor(predict_function=probs, data=data))
+    figm = tm.plot()
+    assert len(figm.axes) == tm.results[".node"].nunique()
+    assert [t.get_text() for t in figm.axes[0].get_xticklabels()] == sorted(
+        set(np.array(["u", "v", "w"])[np.argmax(tm.results[[".y.hat.u", ".y.hat.v", ".y.hat.w"]].to_numpy(), 1)]))
+    assert isinstance(tm.plot(kind="tree"), Figure)
+    root = TreeSurrogate(Predictor(predict_function=step, data=data.iloc[:10].reset_index(drop=True)))
+    assert [a.get_title() for a in root.plot().axes] == ["NA"]
+    assert isinstance(TreeSurrogate(Predictor(predict_function=step, data=data), engine="cart").plot(kind="tree"), Figure)
+    with pytest.raises(ValueError, match="kind must be"):
+        ts.plot(kind="bars")
+
+
+# ---------------------------------------------------------------------------- R
+@pytest.mark.r
+def test_predict_and_ordered_rules_agree_with_r(r, mixed):
+    from r_bridge import RFunction, iml as riml
+
+    df = mixed.drop(columns=["s", "flag"])  # R's ctree takes numeric, integer and factor features
+    f_r = RFunction('function(newdata) 3 * (as.character(newdata$cat) == "b") + 2 * (as.character(newdata$ord) == "hi") '
+                    '+ 0.5 * newdata$num')
+
+    def f_py(d):
+        return (3.0 * (np.asarray(d["cat"].astype(str)) == "b") + 2.0 * (np.asarray(d["ord"].astype(str)) == "hi")
+                + 0.5 * d["num"].to_numpy())
+
+    ts = TreeSurrogate(Predictor(predict_function=f_py, data=df), maxdepth=3)
+    ro = riml.iml("TreeSurrogate", riml.r_predictor(data=df, model=f_r), maxdepth=3)
+    rr = ro.results
+    np.testing.assert_array_equal(ts.results[".node"].to_numpy(), rr[".node"].to_numpy())
+    assert ts.results[".path"].tolist() == rr[".path"].tolist()
+    assert ts.r_squared == pytest.approx(ro.field("r.squared"), rel=1e-12)
+    new = df.iloc[::37].reset_index(drop=True)
+    np.testing.assert_allclose(ts.predict(new)[".y.hat"].to_numpy(), ro.call("predict", newdata=new)[".y.hat"].to_numpy(),
+                               rtol=1e-13)
