@@ -10,13 +10,18 @@ bootstrap:
 demo: bootstrap
 	@$(PY) -m pyiml demo
 
+# Unit, property, parity (live R), docs and browser tests. Speed is measured by `make bench`,
+# never asserted in the unit suite.
 test: bootstrap
-	@PYIML_REQUIRE_R=1 MPLBACKEND=Agg $(PY) -m pytest -q tests
+	@PYIML_REQUIRE_R=1 MPLBACKEND=Agg $(PY) -m pytest -q tests --ignore=tests/benchmarks
 
 parity: bootstrap
 	@$(PY) -m parity
 
+# pytest-benchmark tests (speed ratios against R iml, sklearn and the floor), then the table
+# of every method side by side, written to docs/benchmarks.md.
 bench: bootstrap
+	@PYIML_REQUIRE_R=1 MPLBACKEND=Agg $(PY) -m pytest -q tests/benchmarks --benchmark-enable --benchmark-min-rounds=5
 	@$(PY) -m parity.bench
 
 docs: bootstrap

@@ -8,7 +8,6 @@ the terminal node of every row, the node means (1e-10), iml's rule strings
 (``list.rules.party``) and per-row paths (``pathpred``), and the nodes of new data.
 """
 import collections
-import time
 
 import numpy as np
 import pandas as pd
@@ -493,12 +492,10 @@ def test_lookahead_never_splits():
     assert len(ctree(X, y, lookahead=True)) == 1
 
 
-def test_speed_100k():
+def test_large_data_tree():
     rng = np.random.default_rng(36)
     n = 100_000
     X = pd.DataFrame({f"x{j}": rng.normal(size=n) for j in range(10)})
     y = X["x0"].to_numpy() * 2 + np.sin(X["x1"].to_numpy() * 3) + rng.normal(size=n)
-    t0 = time.perf_counter()
-    t = ctree(X, y, maxdepth=2)
-    assert time.perf_counter() - t0 < 5.0
+    t = ctree(X, y, maxdepth=2)  # speed: tests/benchmarks/test_bench_ctree.py
     assert len(t) == 7

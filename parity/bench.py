@@ -1,0 +1,225 @@
+"""``make bench``: pyiml against R's iml, scikit-learn and the prediction floor, side by side.
+
+Every case runs on the same data and the same model in one process:
+
+* the closed-form Friedman #1 model (p = 10) written in Python and in R, which measures the
+  libraries' own overhead;
+* R iml is timed inside R (``proc.time`` around the call, the R closed form as predict.function);
+* scikit-learn's ``permutation_importance`` / ``partial_dependence(method="brute")`` where they
+  compute the same thing;
+* the floor: one model call on all the rows the method needs.
+
+Each time is the median of ``--repeats`` runs (default 5); pyiml's peak memory is measured with
+``tracemalloc`` (numpy buffers included). The table is printed and written to
+``docs/benchmarks.md``.
+
+Cases are registered by the method modules' ``bench_cases(n)`` functions in :data:`CASE_MODULES`.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import statistics
+import sys
+import time
+import tracemalloc
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, List, Optional
+
+import numpy as np
+import pandas as pd
+
+FRIEDMAN_R = ("function(newdata) 10 * sin(pi * newdata$x1 * newdata$x2) + 20 * (newdata$x3 - 0.5)^2 + "
+              "10 * newdata$x4 + 5 * newdata$x5")
+
+
+def friedman_f(df: pd.DataFrame) -> np.ndarray:
+    """Friedman #1 (the same expression as :data:`FRIEDMAN_R`)."""
+    x = {c: df[c].to_numpy() for c in ("x1", "x2", "x3", "x4", "x5")}
+    return 10 * np.sin(np.pi * x["x1"] * x["x2"]) + 20 * (x["x3"] - 0.5) ** 2 + 10 * x["x4"] + 5 * x["x5"]
+
+
+def friedman_data(n: int, seed: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame(rng.uniform(size=(n, 10)), columns=[f"x{i + 1}" for i in range(10)])
+    df["y"] = friedman_f(df) + rng.normal(size=n)
+    return df
+
+
+class FriedmanModel:
+    """The closed form as a scikit-learn-like regressor (so sklearn.inspection accepts it)."""
+
+    _estimator_type = "regressor"
+
+    def fit(self, X, y=None):
+        self.fitted_ = True
+        return self
+
+    def predict(self, X):
+        return friedman_f(X)
+
+    def __sklearn_is_fitted__(self):
+        return True
+
+    def get_params(self, deep=True):
+        return {}
+
+
+@dataclass
+class Case:
+    """One row of the table: ``method`` at size ``n``."""
+
+    method: str
+    n: int
+    pyiml: Callable[[], object]
+    r_code: Optional[str] = None          # R code timed in R; `predictor` and `X` are bound
+    sklearn: Optional[Callable[[], object]] = None
+    floor: Optional[Callable[[], object]] = None
+    data: Optional[pd.DataFrame] = None   # the data the R side gets (features + y)
+    repeats: Optional[int] = None
+
+
+CASE_MODULES: List[str] = ["parity.bench_cases"]
+
+
+def _median_time(fn: Callable, repeats: int) -> float:
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def _peak_mb(fn: Callable) -> float:
+    tracemalloc.start()
+    try:
+        fn()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return peak / 2**20
+
+
+_R_SETUP = """function(X, y, repeats, code) {
+  suppressPackageStartupMessages(library(iml))
+  future::plan("sequential")
+  f <- eval(parse(text = "%s"))
+  predictor <- iml::Predictor$new(data = cbind(X, y = y), y = "y", predict.function = f, batch.size = 100000)
+  expr <- parse(text = code)
+  times <- numeric(repeats)
+  for (i in seq_len(repeats)) {
+    set.seed(i)
+    t0 <- proc.time()[["elapsed"]]
+    eval(expr)
+    times[i] <- proc.time()[["elapsed"]] - t0
+  }
+  median(times)
+}""" % FRIEDMAN_R.replace('"', '\\"')
+
+
+def time_r(code: str, data: pd.DataFrame, repeats: int) -> Optional[float]:
+    """Median seconds of R ``code`` (with ``predictor`` bound to an iml Predictor of the R
+    closed form on ``data``), timed inside R; None without R."""
+    try:
+        from r_bridge import convert, session
+
+        session.require(["iml"])
+    except Exception:
+        return None
+    X = data.drop(columns="y")
+    ro = session.robjects()
+    with session.lock:
+        fn = ro.r(_R_SETUP)
+        res = fn(convert.py2r(X), ro.FloatVector(data["y"].to_numpy()), repeats, code)
+    return float(res[0])
+
+
+def run_cases(cases: List[Case], repeats: int) -> pd.DataFrame:
+    rows = []
+    for c in cases:
+        rep = c.repeats or repeats
+        t_py = _median_time(c.pyiml, rep)
+        mem = _peak_mb(c.pyiml)
+        t_sk = _median_time(c.sklearn, rep) if c.sklearn else None
+        t_fl = _median_time(c.floor, rep) if c.floor else None
+        t_r = time_r(c.r_code, c.data, rep) if c.r_code is not None and c.data is not None else None
+        rows.append({
+            "method": c.method, "n": c.n, "pyiml s": t_py, "R iml s": t_r, "sklearn s": t_sk, "floor s": t_fl,
+            "pyiml/R": t_py / t_r if t_r else None, "pyiml/sklearn": t_py / t_sk if t_sk else None,
+            "pyiml/floor": t_py / t_fl if t_fl else None, "pyiml peak MB": mem,
+        })
+        print(_fmt_row(rows[-1]), flush=True)
+    return pd.DataFrame(rows)
+
+
+def _f(v, spec="{:.4g}"):
+    return "—" if v is None or (isinstance(v, float) and np.isnan(v)) else spec.format(v)
+
+
+def _fmt_row(r) -> str:
+    return (f"{r['method']:28} {r['n']:>7}  pyiml {_f(r['pyiml s'])}s  R {_f(r['R iml s'])}s  "
+            f"sklearn {_f(r['sklearn s'])}s  floor {_f(r['floor s'])}s  "
+            f"ratios R {_f(r['pyiml/R'], '{:.3f}')} sk {_f(r['pyiml/sklearn'], '{:.3f}')} "
+            f"floor {_f(r['pyiml/floor'], '{:.2f}')}  mem {_f(r['pyiml peak MB'], '{:.1f}')} MB")
+
+
+def to_markdown(table: pd.DataFrame) -> str:
+    cols = list(table.columns)
+    out = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    for _, r in table.iterrows():
+        cells = []
+        for c in cols:
+            v = r[c]
+            if c in ("method",):
+                cells.append(str(v))
+            elif c == "n":
+                cells.append(f"{int(v):,}")
+            elif "/" in c:
+                cells.append(_f(v, "{:.3f}"))
+            elif "MB" in c:
+                cells.append(_f(v, "{:.1f}"))
+            else:
+                cells.append(_f(v))
+        out.append("| " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
+def collect_cases(sizes, methods=None) -> List[Case]:
+    cases = []
+    for modname in CASE_MODULES:
+        mod = importlib.import_module(modname)
+        for n in sizes:
+            for c in mod.bench_cases(n):
+                if methods and not any(m in c.method for m in methods):
+                    continue
+                cases.append(c)
+    return cases
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m parity.bench", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sizes", default="1000,100000")
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--methods", default=None, help="comma-separated substrings of method names")
+    ap.add_argument("--out", default=str(Path(__file__).resolve().parent.parent / "docs" / "benchmarks.md"))
+    args = ap.parse_args(argv)
+    sizes = [int(s) for s in args.sizes.split(",")]
+    methods = args.methods.split(",") if args.methods else None
+    cases = collect_cases(sizes, methods)
+    if not cases:
+        print("no benchmark cases registered", file=sys.stderr)
+        return 1
+    table = run_cases(cases, args.repeats)
+    md = ["# Benchmarks", "", "Written by `make bench` (`python -m parity.bench`). Seconds are medians of "
+          f"{args.repeats} runs on this machine; ratios are pyiml time / other time (smaller is better); "
+          "the floor is one model call on all rows the method needs. Model: Friedman #1 closed form "
+          "(p = 10) written in Python and in R.", "", to_markdown(table), ""]
+    Path(args.out).write_text("\n".join(md))
+    print(f"\nwritten to {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
