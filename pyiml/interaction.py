@@ -1,0 +1,280 @@
+"""``Interaction``: Friedman's H-statistic, overall and two-way.
+
+R equivalent: ``iml::Interaction`` (iml 0.11.4, spec §12). Partial dependences are evaluated
+at a grid of randomly chosen data rows and averaged over all data rows; the H-statistic is the
+share of the (centred) variance that the additive decomposition leaves unexplained
+(Friedman & Popescu 2008), reported as H, not H².
+"""
+from __future__ import annotations
+
+import numbers
+from typing import Dict, List, Optional
+
+import numpy as np
+import pandas as pd
+
+from ._base import InterpretationMethod
+from .feature_imp import _check_n_jobs, _chunks, _gather_design, _map, _r_col_means, _seq_sum
+from .predictor import Predictor
+from .random import as_random_source
+
+__all__ = ["Interaction"]
+
+_LD = np.longdouble
+
+
+def _r_scale(x: np.ndarray) -> np.ndarray:
+    """iml's ``my.scale``: centre each column by R's ``colMeans``; NaN after centring → 0."""
+    y = x - _r_col_means(x)
+    y[np.isnan(y)] = 0.0
+    return y
+
+
+def h_statistic(f_all: np.ndarray, f_j: np.ndarray, f_k: np.ndarray) -> np.ndarray:
+    """iml's ``h.test``: ``sqrt(sum((a - (b + c))^2) / sum(a^2))`` of the centred vectors.
+
+    Columns are handled separately (one per output); sums in long double like R's ``sum``.
+    A constant ``f_all`` gives 0/0 = NaN, as in iml.
+    """
+    a, b, c = (_r_scale(np.asarray(v, dtype=float).reshape(len(v), -1)) for v in (f_all, f_j, f_k))
+    num = _seq_sum(((a - (b + c)) ** 2).astype(_LD)).astype(float)
+    den = _seq_sum((a ** 2).astype(_LD)).astype(float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.sqrt(num / den)
+
+
+def _as_key(values: np.ndarray) -> np.ndarray:
+    """Values as floats that are equal exactly when the values are (strings by first appearance)."""
+    if values.dtype.kind in "biuf":
+        return values.astype(float)
+    return pd.factorize(values)[0].astype(float)
+
+
+class Interaction(InterpretationMethod):
+    """Interaction strength (Friedman's H) of each feature with all others, or with one feature.
+
+    R equivalent: ``iml::Interaction$new(predictor, feature = NULL, grid.size = 30)``.
+
+    Overall (``feature=None``), for each feature j: ``H_j`` compares the prediction ``f(x)``
+    with the sum of the partial dependence on j and on all other features. Two-way
+    (``feature=k``), for each other feature j: ``H_jk`` compares the two-feature partial
+    dependence with the sum of the one-feature ones. The partial dependences are evaluated at
+    ``grid_size`` data rows drawn without replacement and averaged over all data rows.
+
+    Parameters
+    ----------
+    predictor : Predictor
+    feature : str, optional
+        The feature whose two-way interactions with every other feature are measured; None
+        for the overall interaction of every feature. (iml also takes a 1-based index; pyiml
+        takes names only, see docs/differences.md.)
+    grid_size : int, default 30
+        Grid rows per feature (at most the number of data rows); at least 2.
+    random_state : None, int, numpy.random.Generator or RRandom
+        With :class:`pyiml.RRandom` each feature's grid rows are the ones iml draws after
+        ``set.seed`` (one L'Ecuyer stream per feature, as ``future.apply(future.seed = TRUE)``
+        gives them), so results equal iml's. With a numpy source one grid is drawn and shared by
+        all features, which lets pyiml reuse partial dependences across features.
+    n_jobs : int, default 1
+        Threads over features; results do not depend on it.
+    progress : bool, default False
+        Show a tqdm progress bar.
+
+    Attributes
+    ----------
+    results : pandas.DataFrame
+        iml's columns ``.feature`` (``"x"`` or ``"x:feature"``), ``.class`` (several outputs
+        only, categorical) and ``.interaction``; rows in feature order, classes within.
+    grid_size : int
+        ``min(grid_size, number of rows)``.
+    feature : str or None
+    partial_dependence : dict
+        The raw ingredients per evaluated feature label: the grid rows (0-based data rows) and
+        the three uncentred vectors compared by the H-statistic, each of shape (grid, outputs)
+        (overall: ``f``, ``j``, ``no.j``; two-way: ``jk``, ``j``, ``k``).
+
+    Notes
+    -----
+    Every one-feature partial dependence is computed once per distinct value and reused (for
+    the two-way statistic, the partial dependence on ``feature`` is shared by all features);
+    the model is called on at most ``batch_size`` rows at a time (iml predicts everything in
+    one call).
+
+    Examples
+    --------
+    >>> import itertools
+    >>> X = pd.DataFrame(list(itertools.product([-1.0, 1.0], [-1.0, 1.0])), columns=["a", "b"])
+    >>> p = Predictor(predict_function=lambda d: (d["a"] * d["b"]).to_numpy(), data=X)
+    >>> Interaction(p, grid_size=4, random_state=1).results[".interaction"].round(12).tolist()
+    [1.0, 1.0]
+    """
+
+    def __init__(self, predictor: Predictor, feature: Optional[str] = None, grid_size: int = 30, *,
+                 random_state=None, n_jobs: int = 1, progress: bool = False):
+        if not isinstance(predictor, Predictor):
+            super().__init__(predictor)  # raises the base class's TypeError
+        names = predictor.data.feature_names
+        feature = self._check_feature(feature, names)
+        if isinstance(grid_size, bool) or not isinstance(grid_size, numbers.Real) or not np.isfinite(grid_size):
+            raise TypeError(f"grid_size must be a number >= 2, got {grid_size!r}")
+        if grid_size < 2:
+            raise ValueError(f"grid_size must be >= 2 (iml: Element 1 is not >= 2), got {grid_size!r}")
+        super().__init__(predictor)
+        self.feature = feature
+        self.grid_size = min(grid_size, self.sampler.n_rows)
+        self.n_jobs = _check_n_jobs(n_jobs)
+        self.progress = bool(progress)
+        self._rs = as_random_source(random_state)
+        self.partial_dependence: Dict[str, dict] = {}
+        self._run()
+
+    @staticmethod
+    def _check_feature(feature, names: List[str]) -> Optional[str]:
+        if isinstance(feature, (list, tuple)) and len(feature) == 1:
+            feature = feature[0]
+        if feature is None:
+            return None
+        if isinstance(feature, (numbers.Integral, np.integer)) and not isinstance(feature, bool):
+            hint = ""
+            if 0 <= feature < len(names):
+                hint = f" ({names[feature]!r} at 0-based position {feature}"
+                hint += f", {names[feature - 1]!r} at iml's 1-based index {feature})" if feature >= 1 else ")"
+            raise TypeError(f"feature must be a feature name, got the number {feature}{hint}")
+        if not isinstance(feature, str):
+            raise TypeError(
+                f"feature must be one feature name (its two-way interactions) or None (overall), got {feature!r}"
+            )
+        if feature not in names:
+            raise ValueError(f"feature={feature!r} is not a feature; the features are {names}")
+        return feature
+
+    # ------------------------------------------------------------------ run
+    def _run(self, force: bool = False) -> None:
+        data = self.sampler
+        n = data.n_rows
+        G = int(self.grid_size)
+        evals = [f for f in data.feature_names if f != self.feature]
+        self.predictor.predict_array(data.X.iloc[:1])
+        outputs = list(self.predictor.output_names)
+        self._multiclass = len(outputs) > 1
+        rs = self._rs
+        if rs.r_exact:  # iml: one seeded future_lapply element per feature
+            grids = [np.asarray(s.choice(n, G), dtype=np.intp) for s in rs.element_streams(len(evals))]
+        else:
+            grid = np.asarray(rs.choice(n, G), dtype=np.intp)
+            grids = [grid] * len(evals)
+        union = np.unique(np.concatenate(grids)) if grids else np.empty(0, dtype=np.intp)
+        # the partial dependences each statistic compares: (fixed features, grid rows)
+        if self.feature is None:
+            requests = [r for x, g in zip(evals, grids) for r in (([x], g), ([c for c in evals if c != x], g))]
+            labels, kinds = evals, ("f", "j", "no.j")
+        else:
+            requests = [r for x, g in zip(evals, grids) for r in (([x, self.feature], g), ([x], g))]
+            requests.append(([self.feature], union))  # shared by every feature
+            labels, kinds = [f"{x}:{self.feature}" for x in evals], ("jk", "j", "k")
+        pds = self._partial_dependences(requests)
+        if self.feature is None:
+            X = data.X
+            f_union = self.predictor.predict_batched(len(union), lambda s, e: X.iloc[union[s:e]])
+            shared = f_union[np.searchsorted(union, np.concatenate(grids))].reshape(len(evals), G, -1) \
+                if len(evals) else []
+            triples = [(shared[i], pds[2 * i], pds[2 * i + 1]) for i in range(len(evals))]
+        else:
+            k_pd = pds[-1]
+            triples = [(pds[2 * i], pds[2 * i + 1], k_pd[np.searchsorted(union, grids[i])]) for i in range(len(evals))]
+        rows = []
+        for label, grid, vecs in zip(labels, grids, triples):
+            h = h_statistic(*vecs)
+            self.partial_dependence[label] = {"grid": grid, **dict(zip(kinds, vecs))}
+            rows += [(label, name, h[c]) for c, name in enumerate(outputs)]
+        res = pd.DataFrame({".feature": [r[0] for r in rows]})
+        if self._multiclass:
+            res[".class"] = pd.Categorical([r[1] for r in rows], categories=outputs)
+        res[".interaction"] = np.array([r[2] for r in rows], dtype=float)
+        self.results = res
+        self._finished = True
+
+    def _partial_dependences(self, requests: List[tuple]) -> List[np.ndarray]:
+        """For each request (fixed features, data rows): the partial dependence on the fixed
+        features at the values they take in those rows, shape (len(rows), k).
+
+        ``PD(u) = mean_i f(X_i with the fixed features set to X_u's)``. Rows with the same values
+        of one or two fixed features are computed once; all requests share the model calls.
+        """
+        data = self.sampler
+        enc = data.encoded()
+        names = data.feature_names
+        masks, vrows, back = [], [], []
+        for fixed, rows in requests:
+            if len(fixed) <= 2:
+                keys = np.stack([_as_key(enc[c][rows]) for c in fixed], axis=1)
+                _, first, inv = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+                urows, inv = rows[first], np.asarray(inv).reshape(-1)
+            else:  # many features fixed: grid rows rarely repeat, skip the search
+                urows, inv = rows, np.arange(len(rows))
+            back.append(len(vrows) + inv)
+            vrows.extend(urows.tolist())
+            mask = np.isin(np.asarray(names, dtype=object), fixed)
+            masks.extend([mask] * len(urows))
+        masks, vrows = np.array(masks, dtype=bool).reshape(-1, len(names)), np.asarray(vrows, dtype=np.intp)
+        n, bs = data.n_rows, self.predictor.batch_size
+        chunks = _chunks(len(vrows), n, bs, self.n_jobs, self.progress)
+        sums = _map(lambda ch: self._block_means(masks[ch.start:ch.stop], vrows[ch.start:ch.stop]), chunks,
+                    self.n_jobs, bs, self.progress, "Interaction")
+        means = np.concatenate(sums, axis=0) if sums else np.empty((0, 1))
+        return [means[b] for b in back]
+
+    def _block_means(self, masks: np.ndarray, vrows: np.ndarray) -> np.ndarray:
+        """Mean prediction over all data rows ("a block") with the features of ``masks[b]`` set
+        to their values in data row ``vrows[b]``, for each block b; at most ``batch_size`` rows
+        per model call.
+
+        Sums are accumulated in long double, as R's ``mean``, so a feature the model ignores
+        gets exactly constant partial dependences (H exactly 0, as in iml)."""
+        data, p = self.sampler, self.predictor
+        n, bs, B = data.n_rows, p.batch_size, len(vrows)
+        names = data.feature_names
+        enc = data.encoded()
+        sums = None
+
+        def predict(lo: int, hi: int, i_lo: int, i_hi: int) -> np.ndarray:
+            """Blocks lo..hi-1 (whole blocks, or one block's rows i_lo..i_hi-1)."""
+            m = i_hi - i_lo
+            patches = {}
+            for j, c in enumerate(names):
+                # runs of consecutive blocks that fix c: rows take the block's value row
+                edges = np.diff(np.concatenate(([0], masks[lo:hi, j].view(np.int8), [0])))
+                for b0, b1 in zip(np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)):
+                    patches.setdefault(c, []).append((b0 * m, b1 * m, vrows[lo + b0:lo + b1]))
+            rows = range(0, (hi - lo) * n) if m == n else range(i_lo, i_hi)  # the data in order
+            return p.predict_array(_gather_design(data, enc, dict.fromkeys(names, rows), patches))
+
+        if n <= bs:
+            per = bs // n
+            for lo in range(0, B, per):
+                hi = min(B, lo + per)
+                P = predict(lo, hi, 0, n)
+                if sums is None:
+                    sums = np.empty((B, P.shape[1]), dtype=_LD)
+                sums[lo:hi] = P.astype(_LD).reshape(hi - lo, n, -1).sum(axis=1)
+        else:
+            for b in range(B):
+                for lo in range(0, n, bs):
+                    P = predict(b, b + 1, lo, min(n, lo + bs))
+                    if sums is None:
+                        sums = np.zeros((B, P.shape[1]), dtype=_LD)
+                    sums[b] += P.astype(_LD).sum(axis=0)
+        return (sums / n).astype(float)
+
+    # ------------------------------------------------------------------ public
+    def plot(self, sort: bool = True):
+        """iml's plot: a point and a segment from 0 per feature at its H-statistic.
+
+        R equivalent: ``plot(<Interaction>, sort = TRUE)``. Returns a matplotlib Figure.
+        """
+        return super().plot(sort=sort)
+
+    def _plot(self, sort: bool = True):
+        from .plotting.interaction import plot_interaction
+
+        return plot_interaction(self.results, multiclass=self._multiclass, sort=sort)

@@ -1,0 +1,42 @@
+"""Plot of :class:`pyiml.FeatureImp` results (iml's ``plot.FeatureImp``)."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+__all__ = ["plot_feature_imp"]
+
+#: ggplot2 sizes are in mm; one mm is 72.27 / 25.4 points
+_PT = 72.27 / 25.4
+
+
+def plot_feature_imp(results: pd.DataFrame, loss_name: str, sort: bool = True) -> Figure:
+    """The median importance (point) and its 5%–95% range (segment) per feature.
+
+    As iml: with ``sort`` the most important feature is at the top; otherwise features are in
+    alphabetical order from the bottom (ggplot's default for a character axis). x-axis title
+    ``"Feature Importance (loss: <loss>)"``, no y-axis title.
+    """
+    res = results.reset_index(drop=True)
+    feats = res["feature"].astype(str).tolist()
+    if sort:
+        levels = [feats[i] for i in np.argsort(res["importance"].to_numpy(), kind="stable")]
+    else:
+        levels = sorted(feats)
+    pos = {f: i for i, f in enumerate(levels)}
+    y = np.array([pos[f] for f in feats], dtype=float)
+    fig = Figure(figsize=(6, 0.5 + 0.35 * max(len(feats), 2)))
+    ax = fig.add_subplot()
+    ax.hlines(y, res["importance.05"], res["importance.95"], color="darkslategrey", linewidth=1.5 * _PT,
+              zorder=1)
+    ax.scatter(res["importance"], y, s=(3 * _PT) ** 2 / 2, color="black", zorder=2)
+    ax.set_yticks(range(len(levels)))
+    ax.set_yticklabels(levels)
+    ax.set_ylim(-0.6, len(levels) - 0.4)
+    ax.set_xlabel(f"Feature Importance (loss: {loss_name})")
+    ax.set_ylabel("")
+    ax.grid(True, color="0.92")
+    ax.set_axisbelow(True)
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,309 @@
+"""FeatureImp: closed-form oracles, iml's layout and conventions, bad input, plots (no R)."""
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pyiml import FeatureImp, Predictor, RRandom
+from pyiml.losses import LOSSES
+
+BETA = np.array([3.0, -2.0, 1.0, 0.0, 0.0])
+COLS = ["a", "b", "c", "d", "e"]
+
+
+def linear(df):
+    return df[COLS].to_numpy() @ BETA
+
+
+@pytest.fixture(scope="module")
+def lin():
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.uniform(size=(2000, 5)), columns=COLS)
+    y = linear(X) + rng.normal(scale=0.5, size=len(X))
+    return X, y
+
+
+@pytest.fixture(scope="module")
+def small():
+    rng = np.random.default_rng(1)
+    X = pd.DataFrame(rng.uniform(size=(60, 5)), columns=COLS)
+    y = linear(X) + rng.normal(scale=0.3, size=len(X))
+    return X, y
+
+
+def test_linear_model_mse_difference_oracle(lin):
+    X, y = lin
+    fi = FeatureImp(Predictor(predict_function=linear, data=X, y=y), "mse", compare="difference",
+                    n_repetitions=5, random_state=0)
+    res = fi.results.set_index("feature")
+    # permuting x_j adds beta_j^2 * E[(x_j - x_j')^2] = 2 beta_j^2 Var(x_j) to the mse
+    expected = 2 * BETA ** 2 * X.var(ddof=0).to_numpy()
+    for j, c in enumerate(COLS[:3]):
+        assert res.loc[c, "importance"] == pytest.approx(expected[j], rel=0.1)
+    # unused features: the same rows in another order -> exactly the original error up to rounding
+    assert res.loc["d", "importance"] == pytest.approx(0.0, abs=1e-12)
+    assert list(fi.results["feature"][:3]) == ["a", "b", "c"]
+
+
+def test_results_layout_and_derived_from_errors(small):
+    X, y = small
+    fi = FeatureImp(Predictor(predict_function=linear, data=X, y=y), "mae", n_repetitions=4, random_state=3)
+    assert list(fi.results.columns) == ["feature", "importance.05", "importance", "importance.95",
+                                        "permutation.error"]
+    assert list(fi.errors.columns) == ["feature", "repetition", "permutation.error"]
+    assert len(fi.errors) == 5 * 4 and fi.errors["repetition"].tolist()[:4] == [1, 2, 3, 4]
+    for _, row in fi.results.iterrows():
+        e = fi.errors.loc[fi.errors["feature"] == row["feature"], "permutation.error"].to_numpy()
+        raw = e / fi.original_error
+        assert row["importance"] == np.median(raw)
+        assert row["permutation.error"] == np.median(e)
+        assert row["importance.05"] == pytest.approx(np.quantile(raw, 0.05), rel=1e-14)
+        assert row["importance.95"] == pytest.approx(np.quantile(raw, 0.95), rel=1e-14)
+    assert fi.results["importance"].is_monotonic_decreasing
+    # ties keep the feature order (R's stable order(decreasing = TRUE))
+    tail = fi.results["feature"].tolist()[-2:]
+    assert tail == ["d", "e"]
+    assert fi.original_error == pytest.approx(np.mean(np.abs(y - linear(X))), rel=1e-14)
+    assert fi.n_repetitions == 4 and fi.compare == "ratio" and fi.loss is LOSSES["mae"]
+    assert fi.features == {c: [c] for c in COLS}
+    assert "error function: mae" in repr(fi)
+
+
+def test_groups_and_subsets(small):
+    X, y = small
+    p = Predictor(predict_function=linear, data=X, y=y)
+    fi = FeatureImp(p, "mse", features={"ab": ["a", "b"], "c": "c", "noise": ["d", "e"]}, random_state=5)
+    res = fi.results.set_index("feature")
+    assert set(res.index) == {"ab", "c", "noise"}
+    assert res.loc["noise", "importance"] == pytest.approx(1.0, abs=1e-12)
+    single = FeatureImp(p, "mse", random_state=5).results.set_index("feature")
+    assert res.loc["ab", "importance"] > single.loc["a", "importance"]
+    sub = FeatureImp(p, "mse", features=["c", "a"], random_state=5)
+    assert sub.features == {"c": ["c"], "a": ["a"]}
+    assert list(sub.results["feature"]) == ["a", "c"]
+
+
+def test_same_permutations_as_features_order(small):
+    """Group g always uses element stream g: the first group's result does not depend on the rest."""
+    X, y = small
+    p = Predictor(predict_function=linear, data=X, y=y)
+    a = FeatureImp(p, "mse", features=["a", "b"], random_state=RRandom(11)).errors
+    b = FeatureImp(p, "mse", features=["a", "c", "d"], random_state=RRandom(11)).errors
+    np.testing.assert_array_equal(a["permutation.error"][:5], b["permutation.error"][:5])
+
+
+@pytest.mark.parametrize("batch_size", [7, 60, 10_000])
+def test_n_jobs_and_batch_size_do_not_change_results(small, batch_size):
+    X, y = small
+    p = Predictor(predict_function=linear, data=X, y=y, batch_size=batch_size)
+    a = FeatureImp(p, "rmse", random_state=9)
+    b = FeatureImp(p, "rmse", random_state=9, n_jobs=2)
+    pd.testing.assert_frame_equal(a.results, b.results)
+    pd.testing.assert_frame_equal(a.errors, b.errors)
+    ref = FeatureImp(Predictor(predict_function=linear, data=X, y=y), "rmse", random_state=9)
+    pd.testing.assert_frame_equal(a.results, ref.results)
+
+
+def test_threads_run_with_large_batches(small):
+    import threading
+
+    from pyiml.feature_imp import _cpus
+
+    X, y = small
+    seen = set()
+
+    def f(df):
+        seen.add(threading.get_ident())
+        return linear(df)
+
+    a = FeatureImp(Predictor(predict_function=f, data=X, y=y, batch_size=20_000), "mse", random_state=4, n_jobs=2)
+    b = FeatureImp(Predictor(predict_function=linear, data=X, y=y), "mse", random_state=4)
+    pd.testing.assert_frame_equal(a.results, b.results)
+    # the main thread predicts the original error, worker threads the permutations
+    assert (len(seen) >= 2) == (_cpus() >= 2)
+
+
+def test_batches_never_exceed_batch_size(small):
+    X, y = small
+    sizes = []
+
+    def f(df):
+        sizes.append(len(df))
+        return linear(df)
+
+    FeatureImp(Predictor(predict_function=f, data=X, y=y, batch_size=25), "mse", random_state=1)
+    assert max(sizes) <= 25 and sum(sizes) == 60 + 5 * 5 * 60
+
+
+def test_zero_error_switches_to_difference(small):
+    X, _ = small
+    p = Predictor(predict_function=linear, data=X, y=linear(X))
+    with pytest.warns(UserWarning, match="Model error is 0, switching from compare='ratio' to compare='difference'"):
+        fi = FeatureImp(p, "mae", random_state=1)
+    assert fi.compare == "difference" and fi.original_error == 0
+    assert (fi.results["importance"] == fi.results["permutation.error"]).all()
+
+
+@pytest.fixture(scope="module")
+def iris_like():
+    from sklearn.linear_model import LogisticRegression
+
+    rng = np.random.default_rng(4)
+    n = 150
+    X = pd.DataFrame({"u": rng.normal(size=n), "v": rng.normal(size=n), "w": rng.normal(size=n)})
+    lab = np.where(X["u"] + 0.5 * rng.normal(size=n) > 0.5, "hi", np.where(X["v"] > 0, "mid", "lo"))
+    y = pd.Series(pd.Categorical(lab, categories=["hi", "lo", "mid"]))
+    model = LogisticRegression(max_iter=500).fit(X, lab)
+    return X, y, model
+
+
+def test_multiclass_losses_on_argmax_labels(iris_like):
+    from sklearn.metrics import accuracy_score
+
+    X, y, model = iris_like
+    p = Predictor(model, data=X, y=y)
+    fi = FeatureImp(p, "ce", random_state=2)
+    assert fi.original_error == pytest.approx(1 - accuracy_score(y.astype(str), model.predict(X)), abs=1e-15)
+    assert fi.results["feature"].iloc[0] == "u"
+    f1 = FeatureImp(p, "f1", random_state=2)
+    assert f1.original_error == 1.0  # set-based F1 of iml/Metrics: every label is predicted somewhere
+
+
+def test_multiclass_first_max_on_ties():
+    X = pd.DataFrame({"a": [0.0, 1, 2, 3], "b": [1.0, 0, 1, 0]})
+    probs = lambda d: pd.DataFrame({"k1": np.full(len(d), 0.5), "k2": np.full(len(d), 0.5)})
+    p = Predictor(predict_function=probs, data=X, y=["k1", "k2", "k1", "k2"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fi = FeatureImp(p, "ce", random_state=1)
+    assert fi.original_error == 0.5  # every row labelled k1
+
+
+def test_on_prob_binary_logloss_equals_sklearn():
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.metrics import log_loss
+
+    rng = np.random.default_rng(6)
+    X = pd.DataFrame({"a": rng.normal(size=300), "b": rng.normal(size=300), "c": rng.normal(size=300)})
+    yl = np.where(X["a"] - X["b"] + rng.normal(size=300) > 0, "yes", "no")
+    m = LogisticRegression().fit(X, yl)
+    p = Predictor(m, data=X, y=yl, class_="yes")
+    fi = FeatureImp(p, "logLoss", on="prob", random_state=1)
+    assert fi.original_error == pytest.approx(log_loss(yl == "yes", m.predict_proba(X)[:, 1]), rel=1e-12)
+    assert set(fi.results["feature"][:2]) == {"a", "b"}
+    assert fi.results.set_index("feature").loc["c", "importance"] < 1.05
+
+
+def test_on_prob_multiclass_named_and_callable(iris_like):
+    from sklearn.metrics import log_loss
+
+    X, y, model = iris_like
+    p = Predictor(model, data=X, y=y)
+    onehot = (np.asarray(y.astype(str))[:, None] == np.array(["hi", "lo", "mid"])).astype(float)
+    fi = FeatureImp(p, "mse", on="prob", random_state=1)
+    assert fi.original_error == pytest.approx(np.mean((onehot - model.predict_proba(X)) ** 2), rel=1e-12)
+
+    def multinomial_logloss(actual, predicted):
+        assert actual.shape == predicted.shape == (len(X), 3)
+        return log_loss(actual.argmax(axis=1), predicted, labels=[0, 1, 2])
+
+    fc = FeatureImp(p, multinomial_logloss, on="prob", random_state=1)
+    assert fc.original_error == pytest.approx(log_loss(y.cat.codes, model.predict_proba(X)), rel=1e-12)
+    assert fc.loss_name == "multinomial_logloss"
+
+
+def test_inputs_not_modified(small):
+    X, y = small
+    X0, y0 = X.copy(), y.copy()
+    FeatureImp(Predictor(predict_function=linear, data=X, y=y), "mse", features={"g": ["a", "b"]}, random_state=1)
+    pd.testing.assert_frame_equal(X, X0)
+    np.testing.assert_array_equal(y, y0)
+
+
+def test_categorical_features():
+    rng = np.random.default_rng(8)
+    n = 120
+    X = pd.DataFrame({"num": rng.normal(size=n), "cat": pd.Categorical(rng.choice(list("xyz"), n)),
+                      "i": rng.integers(0, 5, n), "s": rng.choice(["lo", "hi"], n)})
+    f = lambda d: (d["num"].to_numpy() + 3.0 * (d["cat"].astype(str).to_numpy() == "y") + 0 * d["i"].to_numpy()
+                   + 2.0 * (d["s"].to_numpy() == "hi"))
+    y = f(X) + rng.normal(scale=0.1, size=n)
+    fi = FeatureImp(Predictor(predict_function=f, data=X, y=y), "mae", random_state=3)
+    res = fi.results.set_index("feature")
+    assert res.loc["cat", "importance"] > 5 and res.loc["s", "importance"] > 5
+    assert res.loc["i", "importance"] == pytest.approx(1, abs=1e-12)
+
+
+# ---------------------------------------------------------------------------- bad input
+def test_bad_input(small):
+    X, y = small
+    p = Predictor(predict_function=linear, data=X, y=y)
+    with pytest.raises(ValueError, match="loss='mean_squared' is not a known loss"):
+        FeatureImp(p, "mean_squared")
+    with pytest.raises(ValueError, match=r"Please call Predictor\(\) with the y target vector.*y="):
+        FeatureImp(Predictor(predict_function=linear, data=X), "mse")
+    with pytest.raises(ValueError, match=r"features: unknown column\(s\) \['zz'\]"):
+        FeatureImp(p, "mse", features={"g": ["a", "zz"]})
+    with pytest.raises(ValueError, match=r"unknown column\(s\) \['q'\]"):
+        FeatureImp(p, "mse", features=["q"])
+    with pytest.raises(ValueError, match="compare must be 'ratio' or 'difference'"):
+        FeatureImp(p, "mse", compare="ratios")
+    with pytest.raises(ValueError, match="n_repetitions must be a whole number >= 1"):
+        FeatureImp(p, "mse", n_repetitions=0)
+    with pytest.raises(ValueError, match="on must be 'label'"):
+        FeatureImp(p, "mse", on="probability")
+    with pytest.raises(ValueError, match="group 'g' must be a non-empty list"):
+        FeatureImp(p, "mse", features={"g": []})
+    with pytest.raises(ValueError, match="n_jobs"):
+        FeatureImp(p, "mse", n_jobs=0)
+    with pytest.raises(TypeError, match="predictor must be a pyiml.Predictor"):
+        FeatureImp(linear, "mse")
+
+
+def test_label_target_with_one_numeric_output_explains_on_prob():
+    X = pd.DataFrame({"a": [0.1, 0.9, 0.4, 0.7], "b": [1.0, 2, 3, 4]})
+    p = Predictor(predict_function=lambda d: d["a"].to_numpy(), data=X, y=["no", "yes", "no", "yes"])
+    with pytest.raises(ValueError, match="needs a numeric target.*on='prob'"):
+        FeatureImp(p, "logLoss")
+    with pytest.raises(ValueError, match="no value of y"):
+        FeatureImp(p, "logLoss", on="prob")
+
+
+# ---------------------------------------------------------------------------- plot
+def test_plot(small):
+    from matplotlib.figure import Figure
+
+    X, y = small
+    fi = FeatureImp(Predictor(predict_function=linear, data=X, y=y), "mse", random_state=1)
+    fig = fi.plot()
+    assert isinstance(fig, Figure)
+    ax = fig.axes[0]
+    assert ax.get_xlabel() == "Feature Importance (loss: mse)" and ax.get_ylabel() == ""
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert labels[-1] == fi.results["feature"].iloc[0]  # most important on top
+    assert len(ax.collections) == 2  # segments and points
+    segs = ax.collections[0].get_segments()
+    assert len(segs) == 5
+    unsorted = fi.plot(sort=False)
+    assert [t.get_text() for t in unsorted.axes[0].get_yticklabels()] == sorted(COLS)
+
+
+def test_progress_only_when_asked(small, capsys):
+    X, y = small
+    p = Predictor(predict_function=linear, data=X, y=y)
+    FeatureImp(p, "mse", random_state=1)
+    out = capsys.readouterr()
+    assert out.out == "" and out.err == ""
+    FeatureImp(p, "mse", random_state=1, progress=True)
+    assert "FeatureImp" in capsys.readouterr().err
+
+
+def test_cyclic_copy_helper():
+    from pyiml.feature_imp import _fill_cyclic
+
+    col = np.arange(7.0)
+    for s, e in [(0, 0), (0, 3), (3, 5), (5, 30), (7, 14), (13, 13), (2, 9), (0, 70), (6, 8)]:
+        out = np.empty(e - s)
+        _fill_cyclic(out, col, s, e)
+        np.testing.assert_array_equal(out, col[np.arange(s, e) % 7])
