@@ -1,0 +1,178 @@
+"""Grids and interval lookup with R's semantics, shared by the effect methods.
+
+R equivalents (iml 0.11.4 internals and base R, spec §1 and §7.2):
+
+* :func:`r_seq` — ``seq(from, to, length.out = m)``;
+* :func:`grid_1d` — ``iml:::get.grid.1D(feature, grid.size, feature.type, type)``: an
+  equidistant grid (``"equidist"``, used by PDP/ICE) or type-1 quantiles (``"quantile"``, used
+  by ALE) of the finite values; integer features round the grid half-to-even and keep
+  duplicates; categorical features give their unique values in order of first appearance;
+* :func:`expand_grid` — ``expand.grid(a, b)`` index pairs (first argument fastest);
+* :func:`find_interval` — ``findInterval(x, v, left.open = TRUE)``;
+* :func:`ale_interval` — iml's ALE interval index (``findInterval`` with 0 folded into 1);
+* :func:`r_approx` — ``approxfun(x, y, rule = 2)(v)`` with R's arithmetic and ties averaged.
+"""
+from __future__ import annotations
+
+from typing import Optional, Tuple
+
+import numpy as np
+import pandas as pd
+
+from .rstats import r_quantile
+
+__all__ = ["r_seq", "grid_1d", "anchor_grid", "expand_grid", "find_interval", "ale_interval", "r_approx"]
+
+
+def r_seq(start: float, stop: float, length_out: int) -> np.ndarray:
+    """R's ``seq(from = start, to = stop, length.out = length_out)`` for doubles.
+
+    For ``length_out > 2`` the values are ``start + i * ((stop - start) / (length_out - 1))``
+    for the inner points and exactly ``stop`` for the last one (``length_out`` copies of
+    ``start`` when ``start == stop``); ``length_out`` 2 gives ``[start, stop]`` and 1 gives
+    ``[start]``.
+    """
+    m = int(length_out)
+    if m < 1:
+        raise ValueError(f"length_out must be at least 1, got {length_out!r}")
+    start, stop = float(start), float(stop)
+    if m == 1:
+        return np.array([start])
+    if m == 2:
+        return np.array([start, stop])
+    if start == stop:
+        return np.full(m, start)
+    n1 = m - 1
+    by = (stop - start) / n1
+    out = np.empty(m)
+    out[0] = start
+    out[1:-1] = start + np.arange(1, n1, dtype=float) * by
+    out[-1] = stop
+    return out
+
+
+def grid_1d(values, grid_size: int, feature_type: str, type: str = "equidist"):
+    """One feature's grid, as ``iml:::get.grid.1D``.
+
+    Parameters
+    ----------
+    values : pandas.Series or array-like
+        The feature's values.
+    grid_size : int
+        Number of grid points for numerical and integer features (ignored for categorical).
+    feature_type : {"numerical", "integer", "categorical"}
+    type : {"equidist", "quantile"}
+        ``"equidist"``: ``seq(min, max, length.out = grid_size)``; ``"quantile"``: type-1
+        quantiles at ``seq(0, 1, length.out = grid_size)``.
+
+    Returns
+    -------
+    numpy.ndarray of float64 (numerical / integer; integer grids rounded half-to-even, with
+    duplicates kept) or, for categorical features, the unique values in order of first
+    appearance (a pandas Categorical keeps its full category set).
+
+    Raises
+    ------
+    ValueError
+        When a numerical feature has no finite value.
+    """
+    if feature_type == "categorical":
+        s = values if isinstance(values, pd.Series) else pd.Series(values)
+        return pd.unique(s)
+    if type not in ("equidist", "quantile"):
+        raise ValueError(f"type must be 'equidist' or 'quantile', got {type!r}")
+    x = np.asarray(values, dtype=float)
+    finite = np.isfinite(x)
+    if not finite.all():
+        x = x[finite]
+    if x.size == 0:
+        raise ValueError("Feature does not contain any finite values.")
+    if type == "equidist":
+        grid = r_seq(x.min(), x.max(), grid_size)
+    else:
+        # Type-1 quantiles are order statistics: find which ones on the ranks 0..n-1 (R's rule,
+        # via r_quantile), then select them with a partial sort instead of sorting all values.
+        ranks = r_quantile(np.arange(x.size, dtype=float), r_seq(0.0, 1.0, grid_size), type=1).astype(np.int64)
+        grid = np.partition(x, np.unique(ranks))[ranks]
+    if feature_type == "integer":
+        grid = np.rint(grid)
+    return np.asarray(grid, dtype=float)
+
+
+def anchor_grid(grid: np.ndarray, anchor: Optional[float]) -> np.ndarray:
+    """Insert ``anchor`` into a numeric grid (sorted) unless it is already a grid value.
+
+    R: the ``anchor.value`` branch of ``iml:::get.grid``.
+    """
+    if anchor is None or np.any(grid == anchor):
+        return grid
+    return np.sort(np.append(grid, float(anchor)), kind="stable")
+
+
+def expand_grid(n1: int, n2: int) -> Tuple[np.ndarray, np.ndarray]:
+    """Index pairs of ``expand.grid(a, b)`` with ``len(a) == n1``, ``len(b) == n2``.
+
+    Returns ``(i, j)``, each of length ``n1 * n2``; ``i`` varies fastest.
+    """
+    i = np.tile(np.arange(n1), n2)
+    j = np.repeat(np.arange(n2), n1)
+    return i, j
+
+
+def find_interval(x, breaks) -> np.ndarray:
+    """R's ``findInterval(x, breaks, left.open = TRUE)``: the number of breaks strictly below x.
+
+    ``breaks`` must be sorted ascending; returns int64 values in ``0..len(breaks)``.
+    """
+    return np.searchsorted(np.asarray(breaks, dtype=float), np.asarray(x, dtype=float), side="left").astype(np.int64)
+
+
+def ale_interval(x, grid) -> np.ndarray:
+    """iml's ALE interval of each value: ``findInterval(x, grid, left.open = TRUE)`` with 0 → 1.
+
+    Interval ``k`` (1-based) is ``(grid[k-1], grid[k]]``; the minimum is folded into interval 1.
+    Values above the last grid point get ``len(grid)``.
+    """
+    k = find_interval(x, grid)
+    k[k == 0] = 1
+    return k
+
+
+def r_approx(x, y, v) -> np.ndarray:
+    """``approxfun(x, y, rule = 2)(v)``: linear interpolation with constant extrapolation.
+
+    ``x`` is sorted and tied ``x`` values are replaced by one point at the mean of their ``y``
+    (R's ``ties = mean``); inside an interval the value is
+    ``y[i] + (y[j] - y[i]) * ((v - x[i]) / (x[j] - x[i]))`` as R computes it, grid points
+    return their ``y`` exactly. NaN in ``v`` gives NaN.
+    """
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    v = np.atleast_1d(np.asarray(v, dtype=float))
+    ok = ~(np.isnan(x) | np.isnan(y))
+    x, y = x[ok], y[ok]
+    order = np.argsort(x, kind="stable")
+    x, y = x[order], y[order]
+    ux, start = np.unique(x, return_index=True)
+    if ux.size != x.size:
+        counts = np.diff(np.append(start, x.size))
+        y = np.add.reduceat(y, start) / counts
+        x = ux
+    out = np.full(v.shape, np.nan)
+    if x.size == 0:
+        return out
+    if x.size == 1:
+        out[~np.isnan(v)] = y[0]
+        return out
+    fin = ~np.isnan(v)
+    vv = v[fin]
+    i = np.clip(np.searchsorted(x, vv, side="right") - 1, 0, x.size - 2)
+    j = i + 1
+    with np.errstate(invalid="ignore", divide="ignore"):
+        res = y[i] + (y[j] - y[i]) * ((vv - x[i]) / (x[j] - x[i]))
+    res = np.where(vv == x[j], y[j], res)
+    res = np.where(vv == x[i], y[i], res)
+    res = np.where(vv < x[0], y[0], res)
+    res = np.where(vv > x[-1], y[-1], res)
+    out[fin] = res
+    return out

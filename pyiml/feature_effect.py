@@ -1,0 +1,705 @@
+"""``FeatureEffect`` and ``FeatureEffects``: ALE, PDP and ICE curves.
+
+R equivalents: ``iml::FeatureEffect`` and ``iml::FeatureEffects`` (iml 0.11.4, spec §9 and §11).
+The estimators live in :mod:`pyiml._ale` (accumulated local effects) and :mod:`pyiml._pdp`
+(partial dependence and individual conditional expectation); the grids in
+:mod:`pyiml._algorithms.grids`. Plots are drawn by :mod:`pyiml.plotting.feature_effect`, imported
+only when ``.plot()`` is called.
+
+Results table (``results``), as in iml
+---------------------------------------
+=========================  ===================================================================
+method / features           columns (``.class`` only with several outputs)
+=========================  ===================================================================
+ALE, 1 feature              ``.type, [.class], .value, <feature>``
+ALE, 2 numeric              ``.type, [.class], .ale, .right, .left, .bottom, .top, <f1>, <f2>``
+ALE, numeric × categorical  same, numeric feature first whatever the order given
+PDP                         ``<feature(s)>, [.class], .value, .type``
+ICE, PDP+ICE                ``<feature>, [.class], .value, .type, .id``
+=========================  ===================================================================
+
+``.type`` is ``"ale"``, ``"pdp"`` or ``"ice"``; ``.class`` a categorical of the output columns;
+``.id`` the 1-based data row of an ICE curve (``<NA>`` on PDP rows, nullable ``Int64``).
+Numeric grid columns are float64 (iml's grids are doubles, for integer features too) unless
+``grid_points`` were given, which keep their dtype. A categorical PDP column keeps the data's
+dtype (all categories); a categorical ALE column is a categorical whose categories are the used
+levels in ALE order.
+"""
+from __future__ import annotations
+
+import numbers
+from typing import Dict, List, Literal, Optional, Sequence, Union
+
+import numpy as np
+import pandas as pd
+
+from ._ale import AleCatPlan, AleNumCatPlan, AleNumNumPlan, AleNumPlan
+from ._algorithms.grids import anchor_grid, expand_grid, grid_1d, r_approx
+from ._base import InterpretationMethod
+from ._pdp import PDPPlan, encode_values, predict_blocks
+from .predictor import Predictor
+from .random import as_random_source
+
+__all__ = ["FeatureEffect", "FeatureEffects", "METHODS"]
+
+Method = Literal["ale", "pdp", "ice", "pdp+ice"]
+METHODS = ("ale", "pdp", "ice", "pdp+ice")
+
+
+# ---------------------------------------------------------------------------- argument checks
+def _check_method(method) -> str:
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {list(METHODS)}, got {method!r}")
+    return method
+
+
+def _check_features(feature, names: List[str]) -> List[str]:
+    if isinstance(feature, str):
+        feats = [feature]
+    elif isinstance(feature, (list, tuple, pd.Index, np.ndarray)):
+        feats = list(feature)
+    else:
+        raise TypeError(
+            f"feature must be a feature name or a list of one or two names, got {type(feature).__name__} "
+            f"{feature!r} (pyiml takes names, not iml's 1-based indices)"
+        )
+    if not 1 <= len(feats) <= 2:
+        raise ValueError(f"feature must name one or two features, got {len(feats)}: {feats!r}")
+    for f in feats:
+        if not isinstance(f, str):
+            raise TypeError(f"feature must be given by name (str), got {f!r} (pyiml takes names, not indices)")
+    unknown = [f for f in feats if f not in names]
+    if unknown:
+        raise ValueError(f"feature {unknown!r} is not a feature of the predictor's data; features: {names}")
+    if len(feats) == 2 and feats[0] == feats[1]:
+        raise ValueError(f"feature: the two features must differ, got {feats!r}")
+    return feats
+
+
+def _as_size(v, name: str) -> int:
+    if isinstance(v, bool) or not isinstance(v, numbers.Real) or not np.isfinite(v) or v != int(v):
+        raise ValueError(f"{name} must be a whole number >= 2, got {v!r}")
+    v = int(v)
+    if v < 2:
+        raise ValueError(f"{name} must be at least 2, got {v}")
+    return v
+
+
+def _check_grid_size(grid_size, max_len: Optional[int]) -> List[int]:
+    if isinstance(grid_size, (list, tuple, np.ndarray, pd.Series)):
+        sizes = [_as_size(v, "grid_size") for v in list(grid_size)]
+        if not sizes:
+            raise ValueError("grid_size must not be empty")
+    else:
+        sizes = [_as_size(grid_size, "grid_size")]
+    if max_len is not None and len(sizes) > max_len:
+        raise ValueError(f"grid_size must have length <= {max_len} (one per feature), but has length {len(sizes)}")
+    return sizes
+
+
+def _check_center_at(center_at) -> Optional[float]:
+    if center_at is None:
+        return None
+    if isinstance(center_at, bool) or not isinstance(center_at, numbers.Real) or not np.isfinite(center_at):
+        raise ValueError(f"center_at must be a finite number or None, got {center_at!r}")
+    return center_at
+
+
+def _has_missing(col: pd.Series, encoded: np.ndarray) -> bool:
+    """Whether a feature has missing values (fast on the encoded array)."""
+    kind = encoded.dtype.kind
+    if kind == "f":
+        return bool(np.isnan(encoded).any())
+    if isinstance(col.dtype, pd.CategoricalDtype):
+        return bool((encoded < 0).any())
+    if kind in "iub":
+        return False
+    return bool(col.isna().any())
+
+
+def _unique_in_order(values) -> list:
+    out, seen = [], set()
+    for v in values:
+        key = (type(v).__name__ if isinstance(v, (bool, np.bool_)) else "", v)
+        if key not in seen:
+            seen.add(key)
+            out.append(v)
+    return out
+
+
+def _is_sequence(v) -> bool:
+    return not isinstance(v, (str, bytes)) and hasattr(v, "__len__") and hasattr(v, "__getitem__")
+
+
+def _check_points(points, what: str) -> list:
+    if not _is_sequence(points):
+        raise TypeError(f"{what} must be a sequence of grid values, got {points!r}")
+    arr = list(points.tolist() if hasattr(points, "tolist") else points)
+    if len(arr) == 0:
+        raise ValueError(f"{what} must not be empty")
+    if any(_is_sequence(v) for v in arr):
+        raise ValueError(f"{what} must be a flat sequence of grid values (two features: a pair of them), got {points!r}")
+    return arr
+
+
+# ---------------------------------------------------------------------------- FeatureEffect
+class FeatureEffect(InterpretationMethod):
+    """Effect of one or two features on the prediction: ALE, PDP, ICE or PDP with ICE.
+
+    R equivalent: ``iml::FeatureEffect$new(predictor, feature, method = "ale", center.at = NULL,
+    grid.size = 20, grid.points = NULL)``.
+
+    * ``"ale"`` — accumulated local effects: the mean prediction change between neighbouring
+      grid points (numerical: type-1 quantiles, ``grid_size + 1`` of them; categorical:
+      neighbouring levels in an order found by 1-D MDS) accumulated and centred to mean zero.
+      Two features give the pure second-order effect (``.ale``).
+    * ``"pdp"`` — partial dependence: the mean prediction with the feature(s) set to each point
+      of an equidistant grid of ``grid_size`` points (categorical: every level that occurs).
+    * ``"ice"`` — the individual curves, one per data row; ``"pdp+ice"`` both.
+
+    Parameters
+    ----------
+    predictor : Predictor
+    feature : str or sequence of str
+        One feature, or two for a 2-D effect (ALE, or PDP; ICE is one-dimensional).
+    method : {"ale", "pdp", "ice", "pdp+ice"}, default "ale"
+    center_at : float, optional
+        PDP/ICE: centre every ICE curve at this value (it is added to the grid) and average the
+        centred curves. ALE: shift the curve so that it is 0 at this value (iml stores and
+        ignores it). One numerical or integer feature only, inside the data's range.
+    grid_size : int or pair of int, default 20
+        Grid points per numerical feature (two features: one or two sizes). At least 2.
+    grid_points : sequence, or pair of sequences for two features, optional
+        The grid to use instead (PDP/ICE: in the given order, duplicates removed; ALE: sorted).
+        For ALE only numerical features take grid points (give None for the categorical one).
+    random_state : None, int, numpy.random.Generator or RRandom
+        PDP/ICE draw nothing that changes the results, but iml draws one permutation of the
+        data rows per grid point; with :class:`pyiml.RRandom` those draws are made, so a later
+        random call continues R's sequence (and multi-output ICE rows come in iml's exact order).
+
+    Attributes
+    ----------
+    results : pandas.DataFrame
+        See the module docstring for the columns; rows in iml's order.
+    feature_name : list of str
+    feature_type : list of str
+        "numerical", "integer" or "categorical" per feature.
+    n_features : int
+    grid_size : dict
+        Feature → grid size (categorical: number of distinct values).
+    method : str
+    center_at : float or None
+        Read-only; change it with :meth:`center`.
+    predictor : Predictor
+
+    Notes
+    -----
+    A constant feature, a feature with missing values, ``grid_size < 2`` and ``center_at``
+    outside the feature's range raise ``ValueError``. Where pyiml differs from iml (ALE with
+    ``center_at``, unused levels, grid points beyond the data, integer × categorical ALE,
+    ``predict`` of categorical ALE) see docs/differences.md.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> X = pd.DataFrame({"a": np.arange(10.0), "b": np.arange(10.0) % 3})
+    >>> p = Predictor(predict_function=lambda d: 2 * d["a"] + d["b"], data=X)
+    >>> fe = FeatureEffect(p, "a", method="pdp", grid_size=3)
+    >>> fe.results[["a", ".value"]].round(2).values.tolist()
+    [[0.0, 0.9], [4.5, 9.9], [9.0, 18.9]]
+    """
+
+    def __init__(self, predictor: Predictor, feature: Union[str, Sequence[str]], method: Method = "ale",
+                 center_at: Optional[float] = None, grid_size: Union[int, Sequence[int]] = 20,
+                 grid_points=None, random_state=None, *, _defer: bool = False):
+        super().__init__(predictor)
+        self.method = _check_method(method)
+        # None draws nothing (no numpy generator needed); anything else becomes a RandomSource
+        self._random = None if random_state is None else as_random_source(random_state)
+        feats = _check_features(feature, self.sampler.feature_names)
+        self._grid_size_original = _check_grid_size(grid_size, len(feats))
+        self._grid_points = grid_points
+        self._anchor = _check_center_at(center_at)
+        self._interpolate = None
+        self._set_feature(feats)
+        if not _defer:
+            self._run()
+
+    # ---------------------------------------------------------------- set-up
+    @property
+    def center_at(self) -> Optional[float]:
+        """The centring value (read-only; use :meth:`center`)."""
+        return self._anchor
+
+    def _set_feature(self, feats: List[str]) -> None:
+        data = self.sampler
+        self.feature_name = list(feats)
+        self.n_features = len(feats)
+        self.feature_type = [data.feature_types[f] for f in feats]
+        sizes = _check_grid_size(self._grid_size_original, self.n_features)
+        self.grid_size: Dict[str, int] = {}
+        enc = data.encoded()
+        for j, f in enumerate(feats):
+            col = data.X[f]
+            if _has_missing(col, enc[f]):
+                data.check_finite(f, f"FeatureEffect (feature={f!r})")     # raises, naming the count
+            if self.feature_type[j] == "categorical":
+                n_distinct = int(col.nunique(dropna=True))
+            else:
+                x = col.to_numpy(dtype=float)
+                n_distinct = 1 if x.min() == x.max() else 2
+            if n_distinct < 2:
+                raise ValueError(
+                    f"feature {f!r} has only one unique value: its effect is undefined (iml: "
+                    "'feature has only one unique value'); choose a feature that varies"
+                )
+            if self.feature_type[j] == "categorical":
+                self.grid_size[f] = n_distinct
+            else:
+                self.grid_size[f] = sizes[j] if j < len(sizes) else sizes[0]
+        self._validate()
+
+    def _validate(self) -> None:
+        types = self.feature_type
+        if self.n_features == 2 and self.method in ("ice", "pdp+ice"):
+            raise ValueError(f"ICE is not implemented for two features (method={self.method!r}); use method='pdp'")
+        if self.method == "ale" and self.n_features == 2 and all(t == "categorical" for t in types):
+            raise ValueError("ALE for two categorical features is not implemented; use method='pdp'")
+        if self._anchor is not None:
+            if self.n_features == 2:
+                raise ValueError("center_at applies to one feature only; it cannot centre a 2-D effect")
+            if types[0] == "categorical":
+                raise ValueError(
+                    f"center_at needs a numerical feature, but {self.feature_name[0]!r} is categorical"
+                )
+            x = self.sampler.X[self.feature_name[0]]
+            lo, hi = float(x.min()), float(x.max())
+            if not lo <= self._anchor <= hi:
+                raise ValueError(
+                    f"center_at={self._anchor!r} is outside the range [{lo:g}, {hi:g}] of feature "
+                    f"{self.feature_name[0]!r}: centre at a value the data covers"
+                )
+        self._normalise_grid_points()
+
+    def _normalise_grid_points(self) -> None:
+        gp = self._grid_points
+        self._points: Optional[List[Optional[list]]] = None
+        if gp is None:
+            return
+        if self.n_features == 1:
+            pts = [_check_points(gp, "grid_points")]
+        else:
+            if (not isinstance(gp, (list, tuple)) or len(gp) != 2
+                    or any(g is not None and not _is_sequence(g) for g in gp)):
+                raise ValueError("grid_points for two features must be a pair (one sequence or None per feature), "
+                                 f"got {gp!r}")
+            pts = [None if g is None else _check_points(g, f"grid_points[{j}]") for j, g in enumerate(gp)]
+        for j, (f, t) in enumerate(zip(self.feature_name, self.feature_type)):
+            if pts[j] is None:
+                continue
+            if t == "categorical":
+                if self.method == "ale":
+                    raise ValueError(
+                        f"grid_points cannot be used for the categorical feature {f!r} with method='ale' "
+                        "(ALE uses every level); pass None for it"
+                    )
+                encode_values(self.sampler, f, pts[j])        # raises for unknown levels
+            else:
+                arr = np.asarray(pts[j])
+                if arr.dtype.kind not in "iuf" or not np.isfinite(arr.astype(float)).all():
+                    raise ValueError(f"grid_points for the numerical feature {f!r} must be finite numbers, got {pts[j]!r}")
+                if self.method == "ale" and np.unique(arr).size < 2:
+                    raise ValueError(f"grid_points for feature {f!r} need at least two distinct values for ALE")
+        self._points = pts
+
+    # ---------------------------------------------------------------- running
+    def _run(self, force: bool = False) -> None:
+        if force:
+            self._flush()
+        if self._finished:
+            return
+        plan = self._make_plan()
+        preds = predict_blocks(self.predictor, plan.blocks)
+        self._finish(plan, preds)
+
+    def _finish(self, plan, preds) -> None:
+        names = self.predictor.output_names
+        self._multiclass = len(names) > 1
+        if self.method == "ale":
+            res = plan.finish(preds, names, center_at=self._anchor if self.n_features == 1 else None)
+        else:
+            res = plan.finish(preds, names)
+        self.results = res
+        self._interpolate = None
+        self._finished = True
+
+    def _flush(self) -> None:
+        super()._flush()
+        self._interpolate = None
+
+    def _make_plan(self):
+        if self.method == "ale":
+            return self._ale_plan()
+        return self._pdp_plan()
+
+    def _numeric_grid(self, j: int, size: int, type_: str):
+        """(grid values as float, grid column for results) for feature j."""
+        f = self.feature_name[j]
+        if self._points is not None and self._points[j] is not None:
+            arr = np.asarray(self._points[j])
+            if type_ == "quantile":
+                col = np.unique(arr)
+            else:
+                col = np.asarray(pd.unique(arr))
+            return col.astype(float), col
+        g = grid_1d(self.sampler.X[f], size, self.feature_type[j], type=type_)
+        if type_ == "quantile":
+            g = np.unique(g)
+        return g, g
+
+    def _ale_plan(self):
+        data = self.sampler
+        feats, types = self.feature_name, self.feature_type
+        if self.n_features == 1:
+            if types[0] == "categorical":
+                return AleCatPlan(data, feats[0])
+            z, col = self._numeric_grid(0, self.grid_size[feats[0]] + 1, "quantile")
+            return AleNumPlan(data, feats[0], z, col)
+        if all(t != "categorical" for t in types):
+            z1, c1 = self._numeric_grid(0, self.grid_size[feats[0]] + 1, "quantile")
+            z2, c2 = self._numeric_grid(1, self.grid_size[feats[1]] + 1, "quantile")
+            return AleNumNumPlan(data, list(feats), [z1, z2], [c1, c2])
+        jn = 0 if types[0] != "categorical" else 1
+        z, col = self._numeric_grid(jn, self.grid_size[feats[jn]] + 1, "quantile")
+        return AleNumCatPlan(data, [feats[jn], feats[1 - jn]], z, col)
+
+    def _pdp_axis(self, j: int):
+        """Grid of feature j: (distinct encoded values, index per grid row, results column per grid row)."""
+        data = self.sampler
+        f, t = self.feature_name[j], self.feature_type[j]
+        col = data.X[f]
+        pts = None if self._points is None else self._points[j]
+        if t == "categorical":
+            if pts is None:
+                vals = pd.unique(col)
+            else:
+                vals = _unique_in_order(pts)
+            if isinstance(col.dtype, pd.CategoricalDtype):
+                out = pd.Categorical(list(vals) if not isinstance(vals, pd.Categorical) else vals, dtype=col.dtype)
+            elif pd.api.types.is_bool_dtype(col.dtype):
+                out = np.asarray(list(vals), dtype=bool)
+            else:
+                out = np.asarray(list(vals), dtype=object)
+                if self.n_features == 2:      # expand.grid turns strings into factors (sorted levels)
+                    out = pd.Categorical(out, categories=sorted(set(out.tolist())))
+            codes = np.arange(len(out))
+            return encode_values(data, f, out), codes, out
+        if pts is None:
+            g = grid_1d(col, self.grid_size[f], t, type="equidist")
+            if self.n_features == 1:
+                g = anchor_grid(g, self._anchor)
+        else:
+            g = np.asarray(pd.unique(np.asarray(pts)))
+            if self.n_features == 1 and self._anchor is not None and not np.any(g == self._anchor):
+                g = np.sort(np.append(g.astype(float), float(self._anchor)), kind="stable")
+        codes, uniq = pd.factorize(g, sort=False)
+        return encode_values(data, f, uniq), codes.astype(np.int64), g
+
+    def _pdp_plan(self):
+        data = self.sampler
+        feats = self.feature_name
+        axes = [self._pdp_axis(j) for j in range(self.n_features)]
+        if self.n_features == 1:
+            pool, idx, out = axes[0]
+            pools, gidx, cols = {feats[0]: pool}, {feats[0]: idx}, [out]
+        else:
+            (p1, i1, o1), (p2, i2, o2) = axes
+            a, b = expand_grid(len(i1), len(i2))
+            pools = {feats[0]: p1, feats[1]: p2}
+            gidx = {feats[0]: i1[a], feats[1]: i2[b]}
+            take = [(o1, a), (o2, b)]
+            cols = [o.take(ix) if isinstance(o, pd.Categorical) else np.asarray(o)[ix] for o, ix in take]
+        G = len(next(iter(gidx.values())))
+        rs = self._random
+        perms = rs.permutations(data.n_rows, G) if getattr(rs, "r_exact", False) else None
+        anchor_rows = None
+        if self._anchor is not None and self.n_features == 1:
+            anchor_rows = np.flatnonzero(np.asarray(cols[0], dtype=float) == self._anchor)
+        return PDPPlan(data, list(feats), pools, gidx, cols, self.method, self._anchor,
+                       self.predictor.batch_size, perms=perms, anchor_rows=anchor_rows)
+
+    # ---------------------------------------------------------------- interpolation / predict
+    def _build_interpolator(self) -> None:
+        self._interpolate = None
+        if self.n_features != 1 or self._multiclass or self.method == "ice":
+            return
+        res = self.results
+        if self.method == "pdp+ice":      # the PDP rows come first (their .id is missing)
+            curve = res.iloc[:int(res[".id"].isna().sum())]
+        else:
+            curve = res
+        f = self.feature_name[0]
+        if self.feature_type[0] != "categorical":
+            x = curve[f].to_numpy(dtype=float)
+            y = curve[".value"].to_numpy(dtype=float)
+            self._interpolate = lambda v: r_approx(x, y, v)
+        else:
+            table = dict(zip(curve[f].astype(str), curve[".value"].to_numpy(dtype=float)))
+            self._interpolate = lambda v: np.array([table.get(str(u), np.nan) for u in v], dtype=float)
+
+    def predict(self, data, extrapolate: bool = False) -> np.ndarray:
+        """The effect curve at new feature values.
+
+        R equivalent: ``FeatureEffect$predict(data, extrapolate = FALSE)``.
+
+        Parameters
+        ----------
+        data : pandas.DataFrame, pandas.Series, array-like or scalar
+            Feature values; a DataFrame gives its ``feature`` column.
+        extrapolate : bool, default False
+            Numerical features: values outside the grid get NaN unless True (then the end
+            values). Categorical features: unknown levels always give NaN.
+
+        Returns
+        -------
+        numpy.ndarray of float
+            Linear interpolation of the ALE / PDP curve (numerical), the level's value
+            (categorical).
+
+        Raises
+        ------
+        ValueError
+            For two features, several outputs, or method "ice" (no single curve).
+        """
+        if not isinstance(extrapolate, (bool, np.bool_)):
+            raise TypeError(f"extrapolate must be True or False, got {extrapolate!r}")
+        if self.n_features == 2:
+            raise ValueError("Only implemented for single feature: predict() needs a 1-D effect")
+        if self._multiclass:
+            raise ValueError("Only works for one-dimensional output: select one output with Predictor(class_=...)")
+        if self.method == "ice":
+            raise ValueError("predict() needs the PDP or ALE curve; method='ice' has none (use 'pdp+ice')")
+        if self._interpolate is None:
+            self._build_interpolator()
+        f = self.feature_name[0]
+        if isinstance(data, pd.DataFrame):
+            if f not in data.columns:
+                raise ValueError(f"data has no column {f!r}")
+            v = data[f]
+        else:
+            v = data
+        if self.feature_type[0] == "categorical":
+            vals = list(v) if np.ndim(v) else [v]
+            return self._interpolate(vals)
+        vv = np.atleast_1d(np.asarray(v, dtype=float))
+        out = self._interpolate(vv)
+        if not extrapolate:
+            grid = self.results[f].to_numpy(dtype=float)
+            out[(vv < grid.min()) | (vv > grid.max())] = np.nan
+        return out
+
+    def center(self, center_at: Optional[float]) -> None:
+        """Centre the effect at ``center_at`` (None: uncentred) and recompute.
+
+        R equivalent: ``FeatureEffect$center(center.at)`` (which, for ALE, only warns; pyiml
+        shifts the ALE curve to 0 at ``center_at``).
+        """
+        old = (self._anchor, self._points)
+        self._anchor = _check_center_at(center_at)
+        try:
+            self._validate()
+        except Exception:
+            self._anchor, self._points = old
+            raise
+        self._run(force=True)
+
+    def set_feature(self, feature: Union[str, Sequence[str]]) -> None:
+        """Compute the effect of another feature (or pair) with the same settings.
+
+        R equivalent: ``FeatureEffect$set.feature(feature)``: ``grid_size``, ``grid_points`` and
+        ``center_at`` are kept and apply to the new feature(s).
+        """
+        feats = _check_features(feature, self.sampler.feature_names)
+        old = (self.feature_name, self.n_features, self.feature_type, self.grid_size, self._points)
+        try:
+            self._set_feature(feats)
+        except Exception:
+            self.feature_name, self.n_features, self.feature_type, self.grid_size, self._points = old
+            raise
+        self._run(force=True)
+
+    # ---------------------------------------------------------------- printing and plotting
+    def _params_repr(self) -> list:
+        feats = ", ".join(f"{f}[{t}]" for f, t in zip(self.feature_name, self.feature_type))
+        sizes = "x".join(str(self.grid_size[f]) for f in self.feature_name)
+        return [f"features: {feats}", f"grid size: {sizes}"]
+
+    def plot(self, rug: bool = True, show_data: bool = False, ylim=None):
+        """Plot the effect as iml does; returns a matplotlib Figure.
+
+        R equivalent: ``plot(FeatureEffect)`` (ggplot2). Lines for numerical features (ICE
+        lines under the PDP for ``"pdp+ice"``), bars (ALE/PDP) or boxplots (ICE) for categorical
+        ones, rectangles / tiles for 2-D effects, a rug of the data, facets per output class.
+
+        Parameters
+        ----------
+        rug : bool, default True
+            Draw the data's feature values along the axes.
+        show_data : bool, default False
+            2-D effects: draw the data points.
+        ylim : (float, float), optional
+            y-axis limits of 1-D plots.
+        """
+        return super().plot(rug=rug, show_data=show_data, ylim=ylim)
+
+    def _plot(self, rug: bool = True, show_data: bool = False, ylim=None, ax=None):
+        from .plotting.feature_effect import plot_feature_effect
+
+        return plot_feature_effect(self, rug=rug, show_data=show_data, ylim=ylim, ax=ax)
+
+
+# ---------------------------------------------------------------------------- FeatureEffects
+class FeatureEffects(InterpretationMethod):
+    """The effect (ALE, PDP, ICE) of each of several features, one by one.
+
+    R equivalent: ``iml::FeatureEffects$new(predictor, features = NULL, method = "ale",
+    center.at = NULL, grid.size = 20)``.
+
+    Every feature's :class:`FeatureEffect` is planned first and all their designs are predicted
+    in one stream of ``batch_size`` batches (so many small features cost few model calls, and
+    the predictions of the unchanged data that categorical ALE needs are made once).
+
+    Parameters
+    ----------
+    predictor : Predictor
+    features : sequence of str, optional
+        Features to compute (default: all, in data order).
+    method : {"ale", "pdp", "ice", "pdp+ice"}, default "ale"
+    center_at : float, optional
+        Passed to every numerical / integer feature (categorical features are not centred).
+    grid_size : int, default 20
+    random_state : None, int, numpy.random.Generator or RRandom
+        With :class:`pyiml.RRandom` the session generator advances as iml's two seeded
+        ``future_lapply`` calls advance it (each feature draws from its own stream), so later
+        random calls continue R's sequence.
+
+    Attributes
+    ----------
+    effects : dict
+        Feature → :class:`FeatureEffect`.
+    results : dict
+        Feature → results DataFrame with the feature column renamed ``.borders`` (in place) and
+        a ``.feature`` column appended, as iml's named list.
+    features : list of str
+    method, grid_size, center_at
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> X = pd.DataFrame({"a": np.arange(10.0), "b": np.arange(10.0) % 3})
+    >>> p = Predictor(predict_function=lambda d: 2 * d["a"] + d["b"], data=X)
+    >>> fes = FeatureEffects(p, method="ale", grid_size=3)
+    >>> list(fes.results), list(fes.results["a"].columns)
+    (['a', 'b'], ['.type', '.value', '.borders', '.feature'])
+    >>> np.diff(fes.results["a"][".value"]).round(6).tolist()   # slope 2 between grid points
+    [6.0, 6.0, 6.0]
+    """
+
+    def __init__(self, predictor: Predictor, features: Optional[Sequence[str]] = None, method: Method = "ale",
+                 center_at: Optional[float] = None, grid_size: int = 20, random_state=None):
+        super().__init__(predictor)
+        names = self.sampler.feature_names
+        if features is None:
+            feats = list(names)
+        else:
+            if isinstance(features, str):
+                features = [features]
+            feats = list(features)
+            unknown = [f for f in feats if f not in names]
+            if unknown:
+                raise ValueError(f"features {unknown!r} are not features of the predictor's data; features: {names}")
+            if not feats:
+                raise ValueError("features must name at least one feature")
+        sizes = _check_grid_size(grid_size, None)
+        if len(sizes) > 1:
+            raise ValueError(f"grid_size must be a single number for FeatureEffects, got {grid_size!r}")
+        self.features = feats
+        self.method = _check_method(method)
+        self.center_at = _check_center_at(center_at)
+        self.grid_size = grid_size
+        self._random = None if random_state is None else as_random_source(random_state)
+        self.effects: Dict[str, FeatureEffect] = {}
+        self._run()
+
+    def _run(self, force: bool = False) -> None:
+        if force:
+            self._flush()
+        if self._finished:
+            return
+        rs = self._random
+        streams = rs.element_streams(len(self.features)) if rs is not None else [None] * len(self.features)
+        effects = {}
+        for f, stream in zip(self.features, streams):
+            ftype = self.sampler.feature_types[f]
+            centre = self.center_at if ftype != "categorical" else None
+            effects[f] = FeatureEffect(self.predictor, f, method=self.method, center_at=centre,
+                                       grid_size=self.grid_size, random_state=stream, _defer=True)
+        plans = [fe._make_plan() for fe in effects.values()]
+        blocks = [b for p in plans for b in p.blocks]
+        preds = predict_blocks(self.predictor, blocks)
+        pos = 0
+        for fe, plan in zip(effects.values(), plans):
+            m = len(plan.blocks)
+            fe._finish(plan, preds[pos:pos + m])
+            pos += m
+        self.effects = effects
+        if rs is not None:
+            rs.element_streams(len(effects))      # iml's second seeded future_lapply (results)
+        results = {}
+        for f, fe in effects.items():
+            res = fe.results.copy()
+            res.columns = [".borders" if c in effects else c for c in res.columns]
+            res[".feature"] = f
+            results[f] = res
+        self.results = results
+        self._multiclass = any(fe._multiclass for fe in effects.values())
+        self._finished = True
+
+    def _params_repr(self) -> list:
+        return [f"features: {', '.join(self.features)}", f"grid size: {self.grid_size}"]
+
+    def __repr__(self) -> str:
+        lines = [f"Interpretation method:  {type(self).__name__}"] + self._params_repr()
+        lines += ["", "Analysed predictor:", repr(self.predictor), "", "Analysed data:", repr(self.sampler), ""]
+        return "\n".join(lines)
+
+    def plot(self, features: Optional[Sequence[str]] = None, ncols: Optional[int] = None,
+             nrows: Optional[int] = None, fixed_y: bool = True, **kwargs):
+        """A grid of the features' effect plots; returns a matplotlib Figure.
+
+        R equivalent: ``plot(FeatureEffects, features = NULL, ncols = NULL, nrows = NULL,
+        fixed_y = TRUE, ...)`` (a patchwork of the single plots).
+
+        Parameters
+        ----------
+        features : sequence of str, optional
+            Subset of the computed features (default: all).
+        ncols, nrows : int, optional
+            Layout; default 3 columns.
+        fixed_y : bool, default True
+            Share the y range (min/max of all ``.value`` columns) across panels.
+        **kwargs
+            Passed to each panel (``rug``, ``show_data``).
+        """
+        return super().plot(features=features, ncols=ncols, nrows=nrows, fixed_y=fixed_y, **kwargs)
+
+    def _plot(self, features=None, ncols=None, nrows=None, fixed_y=True, **kwargs):
+        from .plotting.feature_effect import plot_feature_effects
+
+        if features is not None:
+            if isinstance(features, str):
+                features = [features]
+            unknown = [f for f in features if f not in self.effects]
+            if unknown:
+                raise ValueError(f"features {unknown!r} were not computed; computed: {self.features}")
+        return plot_feature_effects(self, features=features, ncols=ncols, nrows=nrows, fixed_y=fixed_y, **kwargs)

@@ -1,0 +1,360 @@
+"""Plots of :class:`pyiml.FeatureEffect` and :class:`pyiml.FeatureEffects` (iml's ggplot layers).
+
+R equivalents: ``FeatureEffect$plot(rug = TRUE, show.data = FALSE, ylim = NULL)`` and
+``FeatureEffects$plot(features = NULL, ncols = NULL, nrows = NULL, fixed_y = TRUE, ...)``
+(spec §17). What is drawn:
+
+* one feature, numerical: a line (ALE, PDP); ICE lines (alpha 0.2) per ``.id``, with the PDP on
+  top in gold for ``"pdp+ice"``;
+* one feature, categorical: bars (ALE, PDP) or boxplots of the ICE values per level;
+* two features: ALE rectangles (``.left/.right/.bottom/.top``) filled by ``.ale``; PDP tiles
+  filled by ``.value`` when both features are numerical (integer counts as numerical) or both
+  categorical; otherwise one PDP line per level of the categorical feature;
+* a rug of the data's feature values (jittered as iml: 1% of the range for numerical
+  features, 0.07 otherwise; the jitter uses a fixed seed, so figures are reproducible),
+  data points for ``show_data`` in 2-D plots, and one facet per ``.class`` for several outputs.
+
+Axis titles follow iml: ``"ALE of <target>"`` / ``"Predicted <target>"`` (``"ALE"`` / ŷ without
+a target or for 2-D effects), ``"Prediction centered at x = <value>"`` when centred.
+"""
+from __future__ import annotations
+
+import math
+from typing import List, Optional
+
+import numpy as np
+import pandas as pd
+from matplotlib.colors import LinearSegmentedColormap
+from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
+from matplotlib.collections import PatchCollection
+
+from .._algorithms.rformat import r_as_character
+
+__all__ = ["plot_feature_effect", "plot_feature_effects", "y_axis_label", "GGPLOT_FILL"]
+
+#: ggplot2's default continuous fill scale (``scale_fill_continuous``): dark to light blue.
+GGPLOT_FILL = LinearSegmentedColormap.from_list("ggplot_fill", ["#132B43", "#56B1F7"])
+_HAT_Y = r"$\hat{y}$"
+
+
+def y_axis_label(fe) -> str:
+    """iml's y-axis (or fill legend) title of a FeatureEffect plot."""
+    if fe.center_at is not None:
+        return f"Prediction centered at x = {r_as_character(float(fe.center_at))}"
+    y_names = fe.predictor.data.y_names
+    if fe.method == "ale":
+        if y_names and fe.n_features == 1:
+            return "ALE of " + ", ".join(y_names)
+        return "ALE"
+    if y_names and fe.n_features == 1:
+        return "Predicted " + ", ".join(y_names)
+    return _HAT_Y
+
+
+def _facet_grid(fig: Figure, spec, n: int):
+    """Axes for n facets inside ``spec`` (ggplot's facet_wrap layout), sharing x and y."""
+    ncol = max(1, math.ceil(math.sqrt(n)))
+    nrow = math.ceil(n / ncol)
+    sub = spec.subgridspec(nrow, ncol)
+    axes = []
+    for i in range(n):
+        kw = {"sharex": axes[0], "sharey": axes[0]} if axes else {}
+        axes.append(fig.add_subplot(sub[i // ncol, i % ncol], **kw))
+    return axes
+
+
+def _classes(res: pd.DataFrame) -> list:
+    c = res[".class"]
+    return list(c.cat.categories) if isinstance(c.dtype, pd.CategoricalDtype) else list(dict.fromkeys(c))
+
+
+def _jitter(values: np.ndarray, width: float, seed: int) -> np.ndarray:
+    if width == 0 or values.size == 0:
+        return values
+    rng = np.random.default_rng(seed)
+    return values + rng.uniform(-width, width, size=values.size)
+
+
+def _levels(col: pd.Series) -> list:
+    """The x-axis categories ggplot shows: factor levels that occur (level order), else sorted values."""
+    if isinstance(col.dtype, pd.CategoricalDtype):
+        present = set(col.dropna().tolist())
+        return [c for c in col.cat.categories if c in present]
+    return sorted(pd.unique(col.dropna()).tolist(), key=lambda v: (str(type(v)), v))
+
+
+def _rug(ax, values: np.ndarray, axis: str, width: float, seed: int) -> None:
+    """Ticks of the data values along the bottom (x) or left (y) edge (ggplot's geom_rug)."""
+    from matplotlib.collections import LineCollection
+
+    vals = _jitter(np.asarray(values, dtype=float), width, seed)
+    if axis == "x":
+        segs = [((v, 0.0), (v, 0.03)) for v in vals]
+        trans = ax.get_xaxis_transform()
+    else:
+        segs = [((0.0, v), (0.03, v)) for v in vals]
+        trans = ax.get_yaxis_transform()
+    ax.add_collection(LineCollection(segs, colors="black", alpha=0.2, linewidths=0.5, transform=trans),
+                      autolim=False)
+
+
+def _numeric_width(fe, j: int, x: np.ndarray) -> float:
+    # iml: 1% of the range only for type "numerical" (integer gets 0.07, §18.5 — kept as iml draws it)
+    if fe.feature_type[j] == "numerical" and x.size:
+        return 0.01 * float(np.nanmax(x) - np.nanmin(x))
+    return 0.07
+
+
+# ---------------------------------------------------------------------------- one feature
+def _draw_1d(fig, ax, fe, res: pd.DataFrame, rug: bool, ylim, ylabel: Optional[str]):
+    f = fe.feature_name[0]
+    data_x = fe.predictor.data.X[f]
+    if fe.feature_type[0] == "categorical":
+        levels = _levels(res[f])
+        pos = {str(v): i for i, v in enumerate(levels)}
+        if fe.method in ("ice", "pdp+ice"):
+            ice = res[res[".type"] == "ice"]
+            groups = [ice.loc[ice[f].astype(str) == str(v), ".value"].to_numpy() for v in levels]
+            ax.boxplot(groups, positions=list(range(len(levels))), widths=0.75,
+                       medianprops={"color": "black"}, flierprops={"markersize": 3})
+        else:
+            xs = np.array([pos[str(v)] for v in res[f]])
+            ax.bar(xs, res[".value"].to_numpy(dtype=float), width=0.9, color="#595959")
+        ax.set_xticks(range(len(levels)))
+        ax.set_xticklabels([str(v) for v in levels])
+        if rug:
+            codes = np.array([pos.get(str(v), np.nan) for v in data_x])
+            _rug(ax, codes[~np.isnan(codes)], "x", 0.07, 1)
+    else:
+        if fe.method in ("ice", "pdp+ice"):
+            ice = res[res[".type"] == "ice"]
+            ids = ice[".id"].to_numpy(dtype=np.int64)
+            x = ice[f].to_numpy(dtype=float)
+            y = ice[".value"].to_numpy(dtype=float)
+            order = np.lexsort((x, ids))
+            ids, x, y = ids[order], x[order], y[order]
+            cuts = np.flatnonzero(np.diff(ids)) + 1
+            segs = [np.column_stack(p) for p in zip(np.split(x, cuts), np.split(y, cuts))]
+            from matplotlib.collections import LineCollection
+
+            ax.add_collection(LineCollection(segs, colors="black", alpha=0.2, linewidths=0.5))
+            ax.autoscale_view()
+        curve = res[res[".type"] != "ice"]
+        if fe.method == "pdp+ice":
+            ax.plot(curve[f].to_numpy(dtype=float), curve[".value"].to_numpy(dtype=float), color="gold", linewidth=3)
+        elif fe.method in ("ale", "pdp"):
+            ax.plot(curve[f].to_numpy(dtype=float), curve[".value"].to_numpy(dtype=float), color="black")
+        if rug:
+            xv = data_x.to_numpy(dtype=float)
+            _rug(ax, xv, "x", _numeric_width(fe, 0, xv), 1)
+    ax.set_xlabel(f)
+    if ylabel is not None:
+        ax.set_ylabel(ylabel)
+    if ylim is not None:
+        ax.set_ylim(*ylim)
+
+
+# ---------------------------------------------------------------------------- two features
+def _rects(ax, res, x_left, x_right, y_a, y_b, value):
+    patches = [Rectangle((l, min(a, b)), r - l, abs(b - a)) for l, r, a, b in zip(x_left, x_right, y_a, y_b)]
+    pc = PatchCollection(patches, cmap=GGPLOT_FILL, linewidth=0)
+    pc.set_array(np.asarray(value, dtype=float))
+    ax.add_collection(pc)
+    ax.autoscale_view()
+    return pc
+
+
+def _draw_2d(fig, ax, fe, res: pd.DataFrame, rug: bool, show_data: bool, label: str):
+    f1, f2 = fe.feature_name
+    t1, t2 = fe.feature_type
+    X = fe.predictor.data.X
+    mappable = None
+    if fe.method == "ale":
+        if "categorical" in (t1, t2):
+            fcat = f1 if t1 == "categorical" else f2
+            fnum = f2 if fcat == f1 else f1
+            levels = list(res[fcat].cat.categories)
+            mappable = _rects(ax, res, res[".left"], res[".right"], res[".bottom"], res[".top"], res[".ale"])
+            ax.set_xticks(range(1, len(levels) + 1))
+            ax.set_xticklabels([str(v) for v in levels])
+            ax.set_xlabel(fcat)
+            ax.set_ylabel(fnum)
+            codes = pd.Categorical(X[fcat].astype(object), categories=levels).codes.astype(float) + 1
+            ok = codes > 0
+            if rug:
+                _rug(ax, codes[ok], "x", 0.07, 1)
+                _rug(ax, X[fnum].to_numpy(dtype=float)[ok], "y", 0.07, 2)
+            if show_data:
+                ax.scatter(_jitter(codes[ok], 0, 0), X[fnum].to_numpy(dtype=float)[ok], s=4, color="black", alpha=0.3)
+            return mappable
+        mappable = _rects(ax, res, res[".left"], res[".right"], res[".bottom"], res[".top"], res[".ale"])
+    elif (t1 == "categorical") == (t2 == "categorical"):
+        if t1 == "categorical":
+            lv1, lv2 = _levels(res[f1]), _levels(res[f2])
+            p1 = {str(v): i for i, v in enumerate(lv1)}
+            p2 = {str(v): i for i, v in enumerate(lv2)}
+            xs = np.array([p1[str(v)] for v in res[f1]], dtype=float)
+            ys = np.array([p2[str(v)] for v in res[f2]], dtype=float)
+            w = h = 1.0
+            ax.set_xticks(range(len(lv1)))
+            ax.set_xticklabels([str(v) for v in lv1])
+            ax.set_yticks(range(len(lv2)))
+            ax.set_yticklabels([str(v) for v in lv2])
+        else:
+            xs = res[f1].to_numpy(dtype=float)
+            ys = res[f2].to_numpy(dtype=float)
+            w = _resolution(xs)
+            h = _resolution(ys)
+        mappable = _rects(ax, res, xs - w / 2, xs + w / 2, ys - h / 2, ys + h / 2, res[".value"])
+    else:
+        fcat = f1 if t1 == "categorical" else f2
+        fnum = f2 if fcat == f1 else f1
+        levels = _levels(res[fcat])
+        colors = _hue_colors(len(levels))
+        for lv, col in zip(levels, colors):
+            sub = res[res[fcat].astype(str) == str(lv)]
+            sub = sub.sort_values(fnum, kind="stable")
+            ax.plot(sub[fnum].to_numpy(dtype=float), sub[".value"].to_numpy(dtype=float), color=col, label=str(lv))
+        ax.legend(title=fcat, fontsize=7, title_fontsize=8, frameon=False)
+        ax.set_xlabel(fnum)
+        ax.set_ylabel(label)
+        if rug:
+            xv = X[fnum].to_numpy(dtype=float)
+            _rug(ax, xv, "x", _numeric_width(fe, fe.feature_name.index(fnum), xv), 1)
+        return None
+    ax.set_xlabel(f1)
+    ax.set_ylabel(f2)
+    both_num = t1 != "categorical" and t2 != "categorical"
+    if rug or show_data:
+        xv = _axis_values(X[f1], res[f1]) if t1 == "categorical" else X[f1].to_numpy(dtype=float)
+        yv = _axis_values(X[f2], res[f2]) if t2 == "categorical" else X[f2].to_numpy(dtype=float)
+    if rug:
+        wx = 0.01 * float(np.ptp(xv)) if all(t == "numerical" for t in (t1, t2)) else 0.07
+        wy = 0.01 * float(np.ptp(yv)) if all(t == "numerical" for t in (t1, t2)) else 0.07
+        _rug(ax, xv, "x", wx, 1)
+        _rug(ax, yv, "y", wy, 2)
+    if show_data and both_num:
+        ax.scatter(xv, yv, s=4, color="black", alpha=0.3)
+    return mappable
+
+
+def _axis_values(data_col: pd.Series, res_col: pd.Series) -> np.ndarray:
+    levels = _levels(res_col)
+    pos = {str(v): i for i, v in enumerate(levels)}
+    vals = np.array([pos.get(str(v), np.nan) for v in data_col], dtype=float)
+    return vals[~np.isnan(vals)]
+
+
+def _resolution(v: np.ndarray) -> float:
+    u = np.unique(v[np.isfinite(v)])
+    if u.size < 2:
+        return 1.0
+    return float(np.min(np.diff(u)))
+
+
+def _hue_colors(n: int) -> List[str]:
+    """ggplot2's default discrete hues (``scale_colour_hue``: l = 65, c = 100, from 15°)."""
+    hues = np.linspace(15, 375, n + 1)[:-1] % 360
+    out = []
+    for h in hues:
+        # HCL → sRGB via CIE-Luv (as grDevices::hcl does)
+        L, C = 65.0, 100.0
+        u, v = C * math.cos(math.radians(h)), C * math.sin(math.radians(h))
+        Y = ((L + 16) / 116) ** 3
+        un, vn = 0.1978398, 0.4683363
+        up, vp = u / (13 * L) + un, v / (13 * L) + vn
+        X = 9.0 * Y * up / (4 * vp)
+        Z = -X / 3 - 5 * Y + 3 * Y / vp
+        r = 3.240479 * X - 1.537150 * Y - 0.498535 * Z
+        g = -0.969256 * X + 1.875992 * Y + 0.041556 * Z
+        b = 0.055648 * X - 0.204043 * Y + 1.057311 * Z
+
+        def gam(c):
+            c = min(max(c, 0.0), 1.0)
+            return 12.92 * c if c <= 0.0031308 else 1.055 * c ** (1 / 2.4) - 0.055
+
+        out.append("#%02x%02x%02x" % tuple(int(round(255 * gam(c))) for c in (r, g, b)))
+    return out
+
+
+# ---------------------------------------------------------------------------- entry points
+def _draw_effect(fig: Figure, spec, fe, rug: bool, show_data: bool, ylim, ylabel: Optional[str] = "auto"):
+    """Draw one FeatureEffect into ``spec`` (facets per class); returns the axes."""
+    res = fe.results
+    label = y_axis_label(fe)
+    if ylabel == "auto":
+        ylabel = label
+    multi = ".class" in res.columns
+    classes = _classes(res) if multi else [None]
+    axes = _facet_grid(fig, spec, len(classes))
+    mappables = []
+    for ax, cl in zip(axes, classes):
+        sub = res if cl is None else res[res[".class"].astype(str) == str(cl)]
+        if fe.n_features == 1:
+            _draw_1d(fig, ax, fe, sub, rug, ylim, ylabel)
+        else:
+            m = _draw_2d(fig, ax, fe, sub, rug, show_data, label)
+            if m is not None:
+                mappables.append(m)
+        if cl is not None:
+            ax.set_title(str(cl), fontsize=9)
+        ax.grid(True, color="0.92")
+        ax.set_axisbelow(True)
+    if mappables:
+        vals = np.concatenate([np.asarray(m.get_array(), dtype=float) for m in mappables])
+        lo, hi = float(np.nanmin(vals)), float(np.nanmax(vals))
+        for m in mappables:
+            m.set_clim(lo, hi)
+        cb = fig.colorbar(mappables[0], ax=axes)
+        cb.set_label(label)
+    return axes
+
+
+def plot_feature_effect(fe, rug: bool = True, show_data: bool = False, ylim=None, ax=None) -> Figure:
+    """The plot of one :class:`pyiml.FeatureEffect` (see the module docstring)."""
+    if ax is not None:
+        fig = ax.figure
+        spec = ax.get_subplotspec()
+        ax.remove()
+    else:
+        multi = ".class" in fe.results.columns
+        n = len(_classes(fe.results)) if multi else 1
+        ncol = max(1, math.ceil(math.sqrt(n)))
+        nrow = math.ceil(n / ncol)
+        fig = Figure(figsize=(4.5 * ncol + (1.2 if fe.n_features == 2 else 0), 3.5 * nrow), layout="constrained")
+        spec = fig.add_gridspec(1, 1)[0]
+    _draw_effect(fig, spec, fe, rug, show_data, ylim)
+    return fig
+
+
+def plot_feature_effects(fes, features=None, ncols=None, nrows=None, fixed_y: bool = True,
+                         rug: bool = True, show_data: bool = False) -> Figure:
+    """A grid of the effects of :class:`pyiml.FeatureEffects` (patchwork's ``wrap_plots``).
+
+    With ``fixed_y`` all panels share the y range of all ``.value`` columns; panel y titles are
+    dropped and the first effect's y title becomes the figure title, as in iml.
+    """
+    feats = list(features) if features is not None else list(fes.features)
+    n = len(feats)
+    if ncols is None and nrows is None:
+        ncols = math.ceil(math.sqrt(n))
+        nrows = math.ceil(n / ncols)
+    elif ncols is None:
+        ncols = math.ceil(n / nrows)
+    elif nrows is None:
+        nrows = math.ceil(n / ncols)
+    if nrows * ncols < n:
+        raise ValueError(f"nrows={nrows} x ncols={ncols} panels cannot hold {n} features")
+    ylim = None
+    if fixed_y:
+        vals = np.concatenate([fes.effects[f].results[".value"].to_numpy(dtype=float) for f in feats])
+        ylim = (float(np.nanmin(vals)), float(np.nanmax(vals)))
+        pad = 0.05 * (ylim[1] - ylim[0] or 1.0)
+        ylim = (ylim[0] - pad, ylim[1] + pad)
+    fig = Figure(figsize=(3.6 * ncols, 3.0 * nrows + 0.4), layout="constrained")
+    gs = fig.add_gridspec(nrows, ncols)
+    for i, f in enumerate(feats):
+        _draw_effect(fig, gs[i // ncols, i % ncols], fes.effects[f], rug, show_data, ylim, ylabel=None)
+    fig.suptitle(y_axis_label(fes.effects[feats[0]]))
+    return fig

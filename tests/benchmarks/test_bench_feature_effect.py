@@ -1,0 +1,136 @@
+"""Speed of FeatureEffect (ALE 1-D/2-D, PDP+ICE 1-D, PDP 2-D): pyiml against R's iml,
+scikit-learn and the floor.
+
+Same model and data on every side, in one process: the closed-form Friedman #1 model (p = 10)
+written in Python and in R (:mod:`parity.bench`), grid size 20, n = 1000 and n = 100 000 rows.
+R iml is timed inside R (n = 1000; its PDP/ICE predicts 1000 rows per call and would take
+minutes at n = 100 000); scikit-learn's ``partial_dependence(method="brute")`` computes the same
+PDP/ICE on the same equidistant min–max grid (``percentiles=(0, 1)``); the floor is the time to
+predict the rows the method needs with one model call on a prebuilt frame (for the 4·10⁷ rows
+of the 2-D PDP at n = 100 000: 40 calls of 10⁶ rows). The suite runs with
+``--benchmark-disable`` (each benchmark once); the comparisons are timed here with the minimum
+of a few runs, since the machine is shared. Ratios are attached to ``extra_info`` and printed
+(``-s``).
+
+Targets: ≥ 10× faster than R iml; faster than scikit-learn on the same work; within 3× of the
+floor at n = 100 000 (asserted with a margin for the shared machine: 4×, 2-D PDP). Known gaps,
+asserted as regression guards: PDP+ICE at n = 100 000 builds iml's long results table of
+G·n = 2·10⁶ rows (an object ``.type`` column included), which sklearn's arrays skip, so it is
+slower than sklearn there; ALE at n = 100 000 selects quantiles and looks up intervals of 10⁵
+values, which costs more than predicting 2n / 4n rows with this closed form (a real model's
+prediction dominates instead). At n = 1000 the floor is a fraction of a millisecond and pyiml's
+fixed cost of a few milliseconds dominates; that ratio is reported, not asserted.
+"""
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from parity.bench import FriedmanModel, friedman_data, friedman_f, time_r
+from pyiml import FeatureEffect, Predictor
+
+N = 1000
+BIG = 100_000
+G = 20
+
+# method → (pyiml arguments, rows the method predicts per data row, R call)
+CASES = {
+    "ale_1d": (dict(feature="x1", method="ale"), 2, 'iml::FeatureEffect$new(predictor, "x1", method = "ale")'),
+    "ale_2d": (dict(feature=["x1", "x2"], method="ale"), 4,
+               'iml::FeatureEffect$new(predictor, c("x1", "x2"), method = "ale")'),
+    "pdp_ice_1d": (dict(feature="x1", method="pdp+ice"), G,
+                   'iml::FeatureEffect$new(predictor, "x1", method = "pdp+ice")'),
+    "pdp_2d": (dict(feature=["x1", "x2"], method="pdp"), G * G,
+               'iml::FeatureEffect$new(predictor, c("x1", "x2"), method = "pdp")'),
+}
+
+
+def _best(fn, repeats=3) -> float:
+    best = np.inf
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def _floor(X: pd.DataFrame, rows: int, chunk: int = 10 ** 6) -> float:
+    """One model call on ``rows`` prebuilt rows (calls of ``chunk`` rows, scaled, beyond that)."""
+    m = min(rows, chunk)
+    big = X.iloc[np.arange(m) % len(X)].reset_index(drop=True)
+    return _best(lambda: friedman_f(big)) * rows / m
+
+
+def _report(benchmark, name, **ratios):
+    benchmark.extra_info.update(ratios)
+    print(f"\n{name}: " + ", ".join(f"{k} {v:.3g}" for k, v in ratios.items()))
+
+
+@pytest.fixture(scope="module")
+def sizes():
+    out = {}
+    for n in (N, BIG):
+        data = friedman_data(n, seed=n % 7)
+        # one model call can hold 10^6 rows (memory is bounded by batch_size)
+        out[n] = (data, Predictor(data=data, y="y", predict_function=friedman_f, batch_size=10 ** 6))
+    return out
+
+
+def _sklearn(case: str, X: pd.DataFrame):
+    from sklearn.inspection import partial_dependence
+
+    model = FriedmanModel().fit(X)
+    if case == "pdp_ice_1d":
+        return lambda: partial_dependence(model, X, ["x1"], method="brute", kind="both", grid_resolution=G,
+                                          percentiles=(0, 1))
+    if case == "pdp_2d":
+        return lambda: partial_dependence(model, X, ["x1", "x2"], method="brute", kind="average",
+                                          grid_resolution=G, percentiles=(0, 1))
+    return None
+
+
+@pytest.mark.parametrize("n", [N, BIG])
+@pytest.mark.parametrize("case", list(CASES))
+def test_feature_effect_vs_floor_and_sklearn(benchmark, sizes, case, n):
+    data, p = sizes[n]
+    X = data.drop(columns="y")
+    kwargs, per_row, _ = CASES[case]
+    run = lambda: FeatureEffect(p, **kwargs)
+    fe = benchmark(run)
+    assert len(fe.results) > 0
+    reps = 2 if n == BIG and case.startswith("pdp") else 5
+    t_py = _best(run, reps)
+    t_floor = _floor(X, per_row * n)
+    ratios = dict(pyiml_s=t_py, pyiml_over_floor=t_py / t_floor)
+    sk = _sklearn(case, X)
+    if sk is not None:
+        t_sk = _best(sk, reps)
+        ratios["sklearn_over_pyiml"] = t_sk / t_py
+    _report(benchmark, f"FeatureEffect {case} n={n}", **ratios)
+    if sk is not None:
+        if n == BIG:
+            # both are bound by predicting 2·10⁶ / 4·10⁷ rows; on a shared machine the ratio swings
+            # by ±30% between runs, so this is a regression guard. PDP+ICE also builds iml's long
+            # table (G·n rows: feature, .value, .type, .id), which sklearn's arrays do not.
+            assert t_py < (2.5 if case == "pdp_ice_1d" else 1.5) * t_sk
+        else:
+            assert t_py < t_sk
+    if n == BIG:
+        # ALE: the type-1 quantile selection and the interval lookup of 10^5 values cost more
+        # than this closed-form model's prediction of the 2n / 4n rows (a regression guard)
+        # PDP+ICE: the 2·10⁶-row results table costs about as much as the predictions
+        assert t_py < {"pdp_2d": 4, "pdp_ice_1d": 6}.get(case, 15) * t_floor
+
+
+@pytest.mark.r
+@pytest.mark.parametrize("case", list(CASES))
+def test_feature_effect_vs_r(benchmark, r, sizes, case):
+    data, p = sizes[N]
+    kwargs, _, r_code = CASES[case]
+    run = lambda: FeatureEffect(p, **kwargs)
+    benchmark(run)
+    t_py = _best(run, 10)
+    t_r = time_r(r_code, data, 3)
+    _report(benchmark, f"FeatureEffect {case} vs R (n={N})", r_s=t_r, r_over_pyiml=t_r / t_py)
+    assert t_r / t_py >= 10

@@ -1,0 +1,605 @@
+"""FeatureEffect and FeatureEffects without R: closed-form oracles, layouts, errors, plots.
+
+The comparison with CRAN iml is in ``tests/test_feature_effect_r.py`` (iml's internals run live)
+and in the parity specs ``parity/specs/fe_*.toml``.
+"""
+import matplotlib
+
+matplotlib.use("Agg")
+
+import numpy as np
+import pandas as pd
+import pytest
+from matplotlib.collections import LineCollection, PatchCollection
+from matplotlib.figure import Figure
+
+from pyiml import FeatureEffect, FeatureEffects, Predictor, RRandom
+from pyiml._ale import impute_cells
+from pyiml._algorithms.ann import nearest
+from pyiml._algorithms.grids import ale_interval, find_interval, grid_1d, r_approx, r_seq
+from pyiml._algorithms.mds import cmdscale_1d, double_centre, order_levels
+from pyiml._pdp import predict_blocks
+
+EXACT = dict(rtol=0, atol=1e-12)
+
+
+# ---------------------------------------------------------------------------- data and models
+@pytest.fixture(scope="module")
+def lin():
+    """y = 2a − 3b + 0.5·i + level effects (additive), 80 rows."""
+    rng = np.random.default_rng(0)
+    n = 80
+    X = pd.DataFrame({
+        "a": rng.uniform(0, 1, n),
+        "b": rng.normal(size=n),
+        "i": rng.integers(0, 6, n).astype("int64"),
+        "c": pd.Categorical(rng.choice(["u", "v", "w"], n), categories=["u", "v", "w"]),
+    })
+    eff = {"u": 0.0, "v": 1.5, "w": -1.0}
+
+    def f(d):
+        return (2 * d["a"].to_numpy() - 3 * d["b"].to_numpy() + 0.5 * d["i"].to_numpy(dtype=float)
+                + np.array([eff[str(v)] for v in d["c"]]))
+
+    return X, f, eff
+
+
+@pytest.fixture(scope="module")
+def lin_pred(lin):
+    X, f, _ = lin
+    return Predictor(predict_function=f, data=X)
+
+
+@pytest.fixture(scope="module")
+def inter():
+    """y = a·b + sin(3a) (an interaction), two-output variant too."""
+    rng = np.random.default_rng(1)
+    n = 60
+    X = pd.DataFrame({"a": rng.uniform(0, 1, n), "b": rng.uniform(0, 2, n), "z": rng.normal(size=n)})
+
+    def f(d):
+        return d["a"].to_numpy() * d["b"].to_numpy() + np.sin(3 * d["a"].to_numpy())
+
+    def f2(d):
+        p = 1 / (1 + np.exp(-(d["a"].to_numpy() - d["b"].to_numpy() + 0.5)))
+        return pd.DataFrame({"yes": p, "no": 1 - p})
+
+    return X, f, f2
+
+
+def _counting(f):
+    calls = []
+
+    def g(d):
+        calls.append(len(d))
+        return f(d)
+
+    return g, calls
+
+
+# ---------------------------------------------------------------------------- grids (spec §1, §7.2)
+def test_r_seq_matches_r_definition():
+    np.testing.assert_array_equal(r_seq(0, 1, 5), [0, 0.25, 0.5, 0.75, 1])
+    assert r_seq(3, 3, 4).tolist() == [3, 3, 3, 3]
+    assert r_seq(1, 2, 2).tolist() == [1, 2] and r_seq(1, 2, 1).tolist() == [1]
+    s = r_seq(0.1, 0.7, 7)
+    assert s[-1] == 0.7 and s[3] == 0.1 + 3 * ((0.7 - 0.1) / 6)
+
+
+def test_integer_equidistant_grid_is_rounded_and_keeps_duplicates():
+    # spec §7.2: 1:10 with 20 points → 1,1,2,2,…,10,10
+    g = grid_1d(np.arange(1, 11), 20, "integer")
+    assert g.tolist() == [float(v) for v in np.repeat(np.arange(1, 11), 2)]
+    assert g.dtype == np.float64
+
+
+def test_quantile_grid_is_type1_and_categorical_grid_in_appearance_order():
+    x = np.array([5.0, 1, 3, 3, 9, 7, np.nan, np.inf])
+    # finite values 1,3,3,5,7,9; type 1 at 0, .25, .5, .75, 1 → x(max(1, ceil(6p)))
+    assert grid_1d(x, 5, "numerical", type="quantile").tolist() == [1, 3, 3, 7, 9]
+    cat = pd.Series(pd.Categorical(["b", "a", "b", "c"], categories=["c", "b", "a", "z"]))
+    g = grid_1d(cat, 10, "categorical")
+    assert list(g) == ["b", "a", "c"] and list(g.categories) == ["c", "b", "a", "z"]
+    with pytest.raises(ValueError, match="finite"):
+        grid_1d(np.array([np.nan, np.inf]), 5, "numerical")
+
+
+def test_find_interval_is_left_open_and_ale_folds_the_minimum():
+    grid = np.array([1.0, 2, 4, 5])
+    x = np.array([0.5, 1, 1.5, 2, 2.1, 5, 6])
+    assert find_interval(x, grid).tolist() == [0, 0, 1, 1, 2, 3, 4]
+    assert ale_interval(x, grid).tolist() == [1, 1, 1, 1, 2, 3, 4]
+
+
+def test_r_approx_reproduces_spec_predict_example():
+    # spec §9.8: ALE curve (1,2,4,5) → values; predict(c(0,1,1.5,3,5,6)) with rule = 2
+    x = [1.0, 2, 4, 5]
+    y = [-0.01096774, -0.00451613, 0.00838710, 0.01483871]
+    got = r_approx(x, y, [0, 1, 1.5, 3, 5, 6])
+    np.testing.assert_allclose(got, [-0.01096774, -0.01096774, -0.007741935, 0.001935485, 0.01483871, 0.01483871],
+                               atol=1e-9)
+    # ties in x are averaged (R's ties = mean)
+    assert r_approx([0, 1, 1, 2], [0, 1, 3, 2], [1])[0] == 2.0
+
+
+# ---------------------------------------------------------------------------- MDS and ANN
+def test_double_centre_and_cmdscale_recover_a_line():
+    pts = np.array([0.0, 1.0, 3.0, 7.0])
+    D = np.abs(pts[:, None] - pts[None, :])
+    B = double_centre(D ** 2)
+    np.testing.assert_allclose(B.sum(axis=0), 0, atol=1e-12)
+    np.testing.assert_allclose(B.sum(axis=1), 0, atol=1e-12)
+    coord = cmdscale_1d(D)
+    c = coord if coord[0] < coord[-1] else -coord
+    np.testing.assert_allclose(c - c[0], pts, atol=1e-12)  # classical MDS is exact for points on a line
+    assert cmdscale_1d(np.zeros((3, 3))) is None
+
+
+def test_order_levels_follows_the_other_features():
+    rng = np.random.default_rng(3)
+    n = 300
+    lev = rng.choice(["p", "q", "r", "s"], n)
+    shift = {"p": 0.0, "q": 3.0, "r": 1.0, "s": 2.0}     # order along x: p, r, s, q (overlapping)
+    X = pd.DataFrame({"c": pd.Categorical(lev, categories=["p", "q", "r", "s"]),
+                      "x": np.array([shift[v] for v in lev]) + rng.normal(scale=1.5, size=n)})
+    order = order_levels(X, "c")
+    names = [["p", "q", "r", "s"][i] for i in order]
+    assert names in (["p", "r", "s", "q"], ["q", "s", "r", "p"])
+
+
+def test_ann_returns_a_nearest_point_and_is_deterministic():
+    rng = np.random.default_rng(4)
+    for _ in range(30):
+        ref = rng.integers(0, 6, size=(rng.integers(1, 25), 2)).astype(float)
+        ref = np.unique(ref, axis=0)
+        q = rng.integers(-1, 7, size=(10, 2)).astype(float)
+        nb = nearest(ref, q)
+        d = ((q[:, None, :] - ref[None, :, :]) ** 2).sum(-1)
+        np.testing.assert_array_equal(d[np.arange(len(q)), nb], d.min(axis=1))
+        np.testing.assert_array_equal(nb, nearest(ref, q))
+
+
+def test_impute_cells_fills_from_nearest_cell_only():
+    vals = np.array([[1.0, np.nan, 3.0], [np.nan, np.nan, np.nan], [7.0, np.nan, 9.0]])[:, :, None]
+    x = np.array([0.1, 0.5, 0.9])
+    out = impute_cells(vals, x, x)[:, :, 0]
+    assert not np.isnan(out).any()
+    np.testing.assert_array_equal(out[[0, 0, 2, 2], [0, 2, 0, 2]], [1, 3, 7, 9])
+    assert out[0, 1] in (1, 3) and out[1, 0] in (1, 7)
+    full = np.arange(6.0).reshape(2, 3, 1)
+    assert impute_cells(full, x[:2], x) is full
+
+
+# ---------------------------------------------------------------------------- oracles
+def test_pdp_of_linear_model_is_the_line(lin, lin_pred):
+    X, f, _ = lin
+    fe = FeatureEffect(lin_pred, "a", method="pdp", grid_size=7)
+    g = r_seq(X["a"].min(), X["a"].max(), 7)
+    expected = 2 * g + np.mean(f(X) - 2 * X["a"].to_numpy())
+    np.testing.assert_allclose(fe.results[".value"], expected, **EXACT)
+    np.testing.assert_array_equal(fe.results["a"], g)
+    assert list(fe.results.columns) == ["a", ".value", ".type"]
+
+
+def test_ale_of_linear_model_has_the_slope_and_weighted_mean_zero(lin_pred, lin):
+    X, _, _ = lin
+    fe = FeatureEffect(lin_pred, "b", method="ale", grid_size=10)
+    res = fe.results
+    assert list(res.columns) == [".type", ".value", "b"]
+    z, v = res["b"].to_numpy(), res[".value"].to_numpy()
+    np.testing.assert_allclose(np.diff(v), -3 * np.diff(z), rtol=1e-10)
+    # centred by the count-weighted mean of interval midpoints (spec §19.2)
+    k = ale_interval(X["b"].to_numpy(), z)
+    n_k = np.bincount(k - 1, minlength=len(z) - 1)
+    assert abs(np.sum(n_k * (v[:-1] + v[1:]) / 2)) < 1e-10
+
+
+def test_ice_curves_of_additive_model_are_parallel(lin_pred, lin):
+    X, f, _ = lin
+    fe = FeatureEffect(lin_pred, "a", method="ice", grid_size=4)
+    res = fe.results
+    assert list(res.columns) == ["a", ".value", ".type", ".id"]
+    assert res[".id"].dtype == np.int64 and res[".id"].tolist() == list(np.repeat(np.arange(1, 81), 4))
+    vals = res[".value"].to_numpy().reshape(80, 4)
+    np.testing.assert_allclose(vals - vals[:, :1], np.broadcast_to(vals[0] - vals[0, 0], vals.shape), atol=1e-12)
+    c = FeatureEffect(lin_pred, "a", method="pdp+ice", grid_size=4, center_at=0.5)
+    cres = c.results
+    assert (cres.loc[cres["a"] == 0.5, ".value"] == 0).all()
+    assert cres[".id"].dtype == "Int64" and cres[".id"].isna().sum() == 5  # 4 grid points + anchor
+    ice = cres[cres[".type"] == "ice"][".value"].to_numpy().reshape(80, 5)
+    np.testing.assert_allclose(ice, np.broadcast_to(ice[0], ice.shape), atol=1e-12)
+
+
+def test_two_feature_ale_of_additive_model_is_zero(lin_pred):
+    fe = FeatureEffect(lin_pred, ["a", "b"], method="ale", grid_size=5)
+    assert list(fe.results.columns) == [".type", ".ale", ".right", ".left", ".bottom", ".top", "a", "b"]
+    assert np.abs(fe.results[".ale"]).max() < 1e-12
+    fe2 = FeatureEffect(lin_pred, ["c", "a"], method="ale", grid_size=5)
+    assert list(fe2.results.columns)[-2:] == ["a", "c"]          # numeric feature first
+    assert np.abs(fe2.results[".ale"]).max() < 1e-12
+
+
+def test_two_feature_ale_of_product_is_not_zero(inter):
+    X, f, _ = inter
+    fe = FeatureEffect(Predictor(predict_function=f, data=X), ["a", "b"], method="ale", grid_size=4)
+    res = fe.results
+    assert np.abs(res[".ale"]).max() > 0.05
+    assert len(res) == 25
+    # rows: feature 2 major, feature 1 fastest; rectangles around the grid points
+    a_grid = np.unique(res["a"])
+    assert res["a"].tolist()[:5] == a_grid.tolist()
+    first = res.iloc[0]
+    assert first[".left"] == first["a"] and first[".top"] == first["b"]
+
+
+def test_rectangles_match_spec_example():
+    # spec §9.6: a-grid (1,2,4,5) → (.left,.right) = (1,1.5),(1.5,3),(3,4.5),(4.5,5)
+    X = pd.DataFrame({"a": [1.0, 2, 2, 4, 4, 5, 5, 1], "b": [10.0, 20, 10, 20, 10, 20, 10, 20]})
+    p = Predictor(predict_function=lambda d: d["a"] * d["b"], data=X)
+    res = FeatureEffect(p, ["a", "b"], method="ale", grid_size=3).results
+    assert np.unique(res["a"]).tolist() == [1, 2, 4, 5]
+    rect = res[res["b"] == 10][["a", ".left", ".right", ".bottom", ".top"]]
+    assert rect[[".left", ".right"]].values.tolist() == [[1, 1.5], [1.5, 3], [3, 4.5], [4.5, 5]]
+    assert rect[[".bottom", ".top"]].values.tolist()[0] == [15, 10]
+
+
+def test_categorical_ale_steps_are_the_level_effects(lin_pred, lin):
+    X, _, eff = lin
+    fe = FeatureEffect(lin_pred, "c", method="ale")
+    res = fe.results
+    levels = list(res["c"].cat.categories)
+    assert sorted(levels) == ["u", "v", "w"] and res["c"].tolist() == levels
+    np.testing.assert_allclose(np.diff(res[".value"]), np.diff([eff[v] for v in levels]), atol=1e-12)
+    w = X["c"].astype(str).value_counts()[levels].to_numpy() / len(X)
+    assert abs(np.sum(w * res[".value"])) < 1e-12
+
+
+def test_ordered_factor_keeps_its_order_and_unused_levels_are_dropped():
+    rng = np.random.default_rng(5)
+    n = 90
+    lev = rng.choice(["lo", "hi", "mid"], n)
+    X = pd.DataFrame({"o": pd.Categorical(lev, categories=["lo", "gone", "mid", "hi"], ordered=True),
+                      "x": rng.normal(size=n)})
+    score = {"lo": 0.0, "mid": 1.0, "hi": 3.0}
+    p = Predictor(predict_function=lambda d: np.array([score[str(v)] for v in d["o"]]) + d["x"], data=X)
+    res = FeatureEffect(p, "o", method="ale").results
+    assert list(res["o"].cat.categories) == ["lo", "mid", "hi"]
+    np.testing.assert_allclose(np.diff(res[".value"]), [1.0, 2.0], atol=1e-12)
+    # centring weights are the used levels' frequencies (iml misaligns them, docs/differences.md)
+    w = pd.Series(lev).value_counts()[["lo", "mid", "hi"]].to_numpy() / n
+    assert abs(np.sum(w * res[".value"])) < 1e-12
+
+
+def test_string_and_bool_features_are_categorical():
+    rng = np.random.default_rng(6)
+    n = 40
+    X = pd.DataFrame({"s": rng.choice(["x", "y"], n), "t": rng.integers(0, 2, n).astype(bool), "z": rng.normal(size=n)})
+    p = Predictor(predict_function=lambda d: (d["s"] == "y") * 2.0 + d["t"] * 1.0 + d["z"], data=X)
+    ale = FeatureEffect(p, "s", method="ale").results
+    assert sorted(ale["s"].astype(str)) == ["x", "y"] and isinstance(ale["s"].dtype, pd.CategoricalDtype)
+    assert abs(abs(np.diff(ale[".value"])[0]) - 2.0) < 1e-12
+    pdp = FeatureEffect(p, "t", method="pdp").results
+    assert pdp["t"].dtype == bool and len(pdp) == 2
+    pdp_s = FeatureEffect(p, "s", method="pdp").results
+    assert pdp_s["s"].dtype == object and pdp_s["s"].tolist() == list(pd.unique(X["s"]))
+
+
+def test_multiclass_layouts(inter):
+    X, _, f2 = inter
+    p = Predictor(predict_function=f2, data=X)
+    ale = FeatureEffect(p, "a", method="ale", grid_size=3).results
+    assert list(ale.columns) == [".type", ".class", ".value", "a"]
+    assert list(ale[".class"].cat.categories) == ["yes", "no"]
+    assert ale[".class"].astype(str).tolist()[:4] == ["yes", "no", "yes", "no"]   # grid-major
+    np.testing.assert_allclose(ale[".value"].to_numpy()[::2], -ale[".value"].to_numpy()[1::2], atol=1e-12)
+    pi = FeatureEffect(p, "a", method="pdp+ice", grid_size=3).results
+    assert list(pi.columns) == ["a", ".class", ".value", ".type", ".id"]
+    assert len(pi) == 2 * 3 + 2 * 3 * 60
+    ice = FeatureEffect(p, "a", method="ice", grid_size=3, center_at=0.5).results
+    assert list(ice.columns) == [".class", "a", ".value", ".type", ".id"]
+    ale2 = FeatureEffect(p, ["a", "b"], method="ale", grid_size=2).results
+    assert ale2[".class"].astype(str).tolist() == ["yes"] * 9 + ["no"] * 9               # class-major
+
+
+def test_multiclass_row_order_follows_batches_and_permutations(inter):
+    # iml stacks classes per batch; with RRandom the ICE order depends on the permutations drawn
+    X, _, f2 = inter
+    p = Predictor(predict_function=f2, data=X, batch_size=7)
+    res = FeatureEffect(p, "a", method="pdp+ice", grid_size=3, random_state=RRandom(2)).results
+    one = FeatureEffect(Predictor(predict_function=f2, data=X, batch_size=10 ** 6), "a", method="pdp+ice",
+                        grid_size=3).results
+    key = ["a", ".class", ".id"]
+    a = res.assign(c=res[".class"].astype(str)).sort_values(["a", "c", ".id"], kind="stable")
+    b = one.assign(c=one[".class"].astype(str)).sort_values(["a", "c", ".id"], kind="stable")
+    np.testing.assert_allclose(a[".value"].to_numpy(), b[".value"].to_numpy(), **EXACT)
+    assert res[key].astype(str).values.tolist() != one[key].astype(str).values.tolist()
+    assert res[".id"].iloc[6:].is_monotonic_increasing
+
+
+def test_integer_grid_duplicates_give_duplicate_ice_rows():
+    X = pd.DataFrame({"i": np.array([1, 2, 3, 2, 1, 3], dtype="int64"), "z": np.arange(6.0)})
+    p = Predictor(predict_function=lambda d: d["i"] * 1.0 + d["z"], data=X)
+    res = FeatureEffect(p, "i", method="pdp+ice", grid_size=5).results
+    pdp = res[res[".type"] == "pdp"]
+    assert pdp["i"].tolist() == [1.0, 2.0, 3.0] and res["i"].dtype == np.float64
+    assert (res[".type"] == "ice").sum() == 6 * 5
+
+
+# ---------------------------------------------------------------------------- pyiml's own choices
+def test_center_at_shifts_ale_to_zero(lin_pred):
+    fe = FeatureEffect(lin_pred, "a", method="ale", grid_size=5, center_at=0.4)
+    assert abs(fe.predict([0.4])[0]) < 1e-12
+    plain = FeatureEffect(lin_pred, "a", method="ale", grid_size=5)
+    shift = plain.results[".value"] - fe.results[".value"]
+    assert np.ptp(shift) < 1e-12
+    fe.center(None)
+    np.testing.assert_allclose(fe.results[".value"], plain.results[".value"], **EXACT)
+
+
+def test_integer_by_categorical_ale_works_in_both_orders(lin_pred):
+    # iml 0.11.4 fails for (integer, categorical) and works for (categorical, integer), §18.4
+    a = FeatureEffect(lin_pred, ["i", "c"], method="ale", grid_size=4).results
+    b = FeatureEffect(lin_pred, ["c", "i"], method="ale", grid_size=4).results
+    pd.testing.assert_frame_equal(a, b)
+    assert list(a.columns)[-2:] == ["i", "c"] and np.abs(a[".ale"]).max() < 1e-12   # additive model
+
+
+def test_ale_grid_points_beyond_the_data_keep_their_place(lin_pred, lin):
+    X, _, _ = lin
+    pts = [-1.0, 0.0, 0.5, 1.0, 2.0]     # data in (0, 1)
+    res = FeatureEffect(lin_pred, "a", method="ale", grid_points=pts).results
+    assert res["a"].tolist() == pts
+    v = res[".value"].to_numpy()
+    assert v[0] == v[1] and v[-1] == v[-2]              # no data beyond: flat
+    np.testing.assert_allclose(v[2] - v[1], 2 * 0.5 - 0, atol=0.2)
+
+
+def test_predict(lin_pred, lin):
+    fe = FeatureEffect(lin_pred, "a", method="pdp", grid_size=5)
+    g = fe.results["a"].to_numpy()
+    got = fe.predict(pd.DataFrame({"a": [g[0], (g[1] + g[2]) / 2, g[-1] + 1]}))
+    assert got[0] == fe.results[".value"].iloc[0] and np.isnan(got[2])
+    np.testing.assert_allclose(got[1], fe.results[".value"].iloc[1:3].mean(), atol=1e-12)
+    assert fe.predict([g[-1] + 1], extrapolate=True)[0] == fe.results[".value"].iloc[-1]
+    cat = FeatureEffect(lin_pred, "c", method="ale")
+    lookup = dict(zip(cat.results["c"].astype(str), cat.results[".value"]))
+    got = cat.predict(["w", "u", "nope"])
+    assert got[:2].tolist() == [lookup["w"], lookup["u"]] and np.isnan(got[2])
+    with pytest.raises(ValueError, match="single feature"):
+        FeatureEffect(lin_pred, ["a", "b"], method="pdp", grid_size=3).predict([0.5])
+    with pytest.raises(ValueError, match="ice"):
+        FeatureEffect(lin_pred, "a", method="ice", grid_size=3).predict([0.5])
+
+
+def test_predict_rejects_multiclass(inter):
+    X, _, f2 = inter
+    fe = FeatureEffect(Predictor(predict_function=f2, data=X), "a", method="pdp", grid_size=3)
+    with pytest.raises(ValueError, match="one-dimensional output"):
+        fe.predict([0.5])
+
+
+def test_set_feature_and_center(lin_pred):
+    fe = FeatureEffect(lin_pred, "a", method="pdp", grid_size=4)
+    fe.set_feature("c")
+    assert fe.feature_name == ["c"] and fe.feature_type == ["categorical"] and fe.grid_size == {"c": 3}
+    assert list(fe.results.columns) == ["c", ".value", ".type"]
+    fe.set_feature(["a", "i"])
+    assert fe.grid_size == {"a": 4, "i": 4} and fe.n_features == 2
+    fe.set_feature("b")
+    fe.center(0.0)
+    assert fe.center_at == 0.0 and (fe.results.loc[fe.results["b"] == 0.0, ".value"] == 0).all()
+    with pytest.raises(AttributeError):
+        fe.center_at = 1.0
+
+
+def test_grid_size_attribute_and_repr(lin_pred):
+    fe = FeatureEffect(lin_pred, ["a", "c"], method="pdp", grid_size=[4, 9])
+    assert fe.grid_size == {"a": 4, "c": 3}
+    text = repr(fe)
+    assert "features: a[numerical], c[categorical]" in text and "grid size: 4x3" in text
+
+
+# ---------------------------------------------------------------------------- FeatureEffects
+def test_feature_effects_equal_single_effects_and_share_predictions(lin):
+    X, f, _ = lin
+    g, calls = _counting(f)
+    p = Predictor(predict_function=g, data=X, batch_size=10 ** 6)
+    fes = FeatureEffects(p, method="ale", grid_size=6)
+    assert list(fes.results) == ["a", "b", "i", "c"] and list(fes.effects) == ["a", "b", "i", "c"]
+    assert len(calls) == 1   # every feature's design in one model call
+    for feat in ("a", "c"):
+        single = FeatureEffect(Predictor(predict_function=f, data=X), feat, method="ale", grid_size=6).results
+        got = fes.results[feat]
+        assert list(got.columns) == [".type", ".value", ".borders", ".feature"]
+        np.testing.assert_allclose(got[".value"], single[".value"], **EXACT)
+        assert (got[".feature"] == feat).all()
+    fes2 = FeatureEffects(Predictor(predict_function=f, data=X), features=["b"], method="pdp+ice", grid_size=3,
+                          center_at=0.0)
+    assert list(fes2.results["b"].columns) == [".borders", ".value", ".type", ".id", ".feature"]
+
+
+def test_categorical_ale_base_predictions_are_made_once():
+    rng = np.random.default_rng(7)
+    X = pd.DataFrame({"c": pd.Categorical(rng.choice(list("ab"), 30)), "d": pd.Categorical(rng.choice(list("xyz"), 30)),
+                      "z": rng.normal(size=30)})
+    g, calls = _counting(lambda d: (d["c"] == "a") * 1.0 + (d["d"] == "x") * 2.0 + d["z"])
+    fes = FeatureEffects(Predictor(predict_function=g, data=X, batch_size=10 ** 6), features=["c", "d"], method="ale")
+    middle = fes.results["d"][".borders"].cat.categories[1]
+    # unchanged rows once (30), c: every row moves to its one neighbour (30),
+    # d: every row moves up or down (30) and the middle level both ways
+    assert sum(calls) == 30 + 30 + 30 + int((X["d"] == middle).sum())
+
+
+def test_rrandom_advances_like_r():
+    rng = np.random.default_rng(8)
+    X = pd.DataFrame({"a": rng.uniform(size=12), "b": rng.uniform(size=12)})
+    p = Predictor(predict_function=lambda d: d["a"] + d["b"], data=X)
+    rs, ref = RRandom(11), RRandom(11)
+    FeatureEffect(p, "a", method="pdp", grid_size=5, random_state=rs)
+    ref.permutations(12, 5)                    # iml: one permutation of the rows per grid point
+    assert rs.uniform(1)[0] == ref.uniform(1)[0]
+    FeatureEffect(p, "a", method="ale", random_state=rs)   # ALE draws nothing
+    assert rs.uniform(1)[0] == ref.uniform(1)[0]
+    FeatureEffects(p, method="pdp", grid_size=3, random_state=rs)
+    ref.element_streams(2)
+    ref.element_streams(2)                     # two seeded future_lapply calls
+    assert rs.uniform(1)[0] == ref.uniform(1)[0]
+
+
+def test_numpy_source_gives_the_same_results(lin_pred):
+    a = FeatureEffect(lin_pred, "i", method="pdp+ice", grid_size=6, random_state=RRandom(3)).results
+    b = FeatureEffect(lin_pred, "i", method="pdp+ice", grid_size=6).results
+    pd.testing.assert_frame_equal(a, b)
+
+
+def test_model_calls_are_bounded_by_batch_size(lin):
+    X, f, _ = lin
+    g, calls = _counting(f)
+    p = Predictor(predict_function=g, data=X, batch_size=50)
+    fe = FeatureEffect(p, "a", method="pdp+ice", grid_size=10)
+    assert max(calls) <= 50 and sum(calls) == 800 and len(calls) == 16
+    assert len(fe.results) == 10 + 800
+
+
+def test_pdp_only_keeps_sums_not_predictions(lin_pred):
+    fe = FeatureEffect(lin_pred, "a", method="pdp", grid_size=4, _defer=True)
+    plan = fe._make_plan()
+    preds = predict_blocks(lin_pred, plan.blocks)
+    assert preds == [None] and plan._sums.shape == (4, 1)
+
+
+# ---------------------------------------------------------------------------- bad input
+@pytest.mark.parametrize("kwargs, err, match", [
+    (dict(feature="nope"), ValueError, "not a feature"),
+    (dict(feature=["a", "b", "c"]), ValueError, "one or two"),
+    (dict(feature=["a", "a"]), ValueError, "must differ"),
+    (dict(feature=1), TypeError, "names"),
+    (dict(feature="a", method="foo"), ValueError, "method must be one of"),
+    (dict(feature="a", grid_size=1), ValueError, "grid_size must be at least 2"),
+    (dict(feature="a", grid_size=2.5), ValueError, "grid_size must be a whole number"),
+    (dict(feature="a", grid_size=[3, 4]), ValueError, "grid_size must have length <= 1"),
+    (dict(feature="c", method="ale", grid_points=["u", "v"]), ValueError, "grid_points cannot be used"),
+    (dict(feature="c", method="pdp", grid_points=["u", "zz"]), ValueError, "not levels"),
+    (dict(feature="a", center_at=5.0, method="pdp"), ValueError, "outside the range"),
+    (dict(feature="a", center_at="x", method="pdp"), ValueError, "center_at must be a finite number"),
+    (dict(feature="c", center_at=0.5, method="pdp"), ValueError, "center_at needs a numerical feature"),
+    (dict(feature=["a", "b"], center_at=0.5, method="pdp"), ValueError, "one feature only"),
+    (dict(feature=["a", "b"], method="ice"), ValueError, "ICE is not implemented for two features"),
+    (dict(feature=["a", "b"], method="pdp", grid_points=[0.1, 0.2]), ValueError, "pair"),
+    (dict(feature="a", method="ale", grid_points=[0.5]), ValueError, "two distinct"),
+    (dict(feature="a", method="pdp", grid_points=["x"]), ValueError, "finite numbers"),
+    (dict(feature="a", method="pdp", grid_points=[[0.1, 0.2], [0.3]]), ValueError, "flat sequence"),
+    (dict(feature="a", method="ale", grid_points=[5.0, 6.0]), ValueError, "cover no data row"),
+    (dict(feature=["a", "b"], method="ale", grid_points=[[5.0, 6.0], None]), ValueError, "cover no data row"),
+])
+def test_bad_arguments_raise(lin_pred, kwargs, err, match):
+    with pytest.raises(err, match=match):
+        FeatureEffect(lin_pred, **kwargs)
+
+
+def test_bad_data_raise():
+    X = pd.DataFrame({"a": [1.0, 1, 1, 1], "b": [1.0, np.nan, 2, 3], "c": pd.Categorical(list("xxxx")),
+                      "d": pd.Categorical(list("xyxy"))})
+    p = Predictor(predict_function=lambda d: np.zeros(len(d)), data=X)
+    with pytest.raises(ValueError, match="only one unique value"):
+        FeatureEffect(p, "a", method="pdp")
+    with pytest.raises(ValueError, match="only one unique value"):
+        FeatureEffect(p, ["d", "c"], method="pdp")
+    with pytest.raises(ValueError, match="missing value"):
+        FeatureEffect(p, "b", method="ale")
+    p2 = Predictor(predict_function=lambda d: np.zeros(len(d)), data=X.assign(c=pd.Categorical(list("xyyx"))))
+    with pytest.raises(ValueError, match="two categorical features"):
+        FeatureEffect(p2, ["d", "c"], method="ale")
+    with pytest.raises(ValueError, match="not features"):
+        FeatureEffects(p, features=["zz"])
+    with pytest.raises(ValueError, match="single number"):
+        FeatureEffects(p, features=["d"], grid_size=[3, 4])
+
+
+def test_constructor_does_not_mutate_data(lin):
+    X, f, _ = lin
+    before = X.copy()
+    p = Predictor(predict_function=f, data=X)
+    FeatureEffect(p, ["a", "c"], method="ale", grid_size=4)
+    pd.testing.assert_frame_equal(X, before)
+
+
+# ---------------------------------------------------------------------------- plots
+def _lines(ax):
+    return [l for l in ax.get_lines()]
+
+
+def test_plot_numeric_variants(lin_pred, lin):
+    fe = FeatureEffect(lin_pred, "a", method="pdp+ice", grid_size=4)
+    fig = fe.plot()
+    assert isinstance(fig, Figure)
+    ax = fig.axes[0]
+    segs = [c for c in ax.collections if isinstance(c, LineCollection)]
+    ice = [c for c in segs if len(c.get_segments()) == 80 and len(c.get_segments()[0]) == 4]
+    assert len(ice) == 1 and ice[0].get_alpha() == 0.2
+    gold = [l for l in _lines(ax) if l.get_color() == "gold"]
+    assert len(gold) == 1 and len(gold[0].get_xdata()) == 4
+    assert ax.get_ylabel() == r"$\hat{y}$" and ax.get_xlabel() == "a"
+    rug = [c for c in segs if c is not ice[0]]
+    assert len(rug) == 1 and len(rug[0].get_segments()) == 80     # rug of the 80 data values
+    ale = FeatureEffect(lin_pred, "a", method="ale", grid_size=4).plot(rug=False, ylim=(-5, 5))
+    assert ale.axes[0].get_ylabel() == "ALE" and ale.axes[0].get_ylim() == (-5, 5)
+    assert len(_lines(ale.axes[0])) == 1 and not ale.axes[0].collections
+    cen = FeatureEffect(lin_pred, "a", method="pdp", grid_size=4, center_at=0.5).plot()
+    assert cen.axes[0].get_ylabel() == "Prediction centered at x = 0.5"
+
+
+def test_plot_labels_use_target_name(lin):
+    X, f, _ = lin
+    p = Predictor(predict_function=f, data=X.assign(y=f(X)), y="y")
+    assert FeatureEffect(p, "a", method="ale", grid_size=3).plot().axes[0].get_ylabel() == "ALE of y"
+    assert FeatureEffect(p, "a", method="pdp", grid_size=3).plot().axes[0].get_ylabel() == "Predicted y"
+
+
+def test_plot_categorical_variants(lin_pred):
+    bars = FeatureEffect(lin_pred, "c", method="ale").plot()
+    ax = bars.axes[0]
+    assert len(ax.patches) == 3 and [t.get_text() for t in ax.get_xticklabels()] == \
+        [str(v) for v in FeatureEffect(lin_pred, "c", method="ale").results["c"]]
+    box = FeatureEffect(lin_pred, "c", method="pdp+ice").plot()
+    assert len(box.axes[0].patches) == 0 and len(box.axes[0].get_lines()) >= 3 * 5   # boxplot artists
+
+
+def test_plot_two_feature_variants(lin_pred, inter):
+    ale = FeatureEffect(lin_pred, ["a", "b"], method="ale", grid_size=3).plot(show_data=True)
+    ax = ale.axes[0]
+    pcs = [c for c in ax.collections if isinstance(c, PatchCollection)]
+    assert len(pcs) == 1 and len(pcs[0].get_paths()) == 16
+    assert len(ale.axes) == 2 and ale.axes[1].get_ylabel() == "ALE"      # colour bar
+    numcat = FeatureEffect(lin_pred, ["a", "c"], method="ale", grid_size=3).plot()
+    assert [t.get_text() for t in numcat.axes[0].get_xticklabels()] == \
+        list(FeatureEffect(lin_pred, ["a", "c"], method="ale", grid_size=3).results["c"].cat.categories)
+    tiles = FeatureEffect(lin_pred, ["a", "i"], method="pdp", grid_size=3).plot()
+    assert len([c for c in tiles.axes[0].collections if isinstance(c, PatchCollection)][0].get_paths()) == 9
+    lines = FeatureEffect(lin_pred, ["a", "c"], method="pdp", grid_size=3).plot()
+    assert len(lines.axes[0].get_lines()) == 3 and lines.axes[0].get_legend() is not None
+    X, _, f2 = inter
+    multi = FeatureEffect(Predictor(predict_function=f2, data=X), "a", method="pdp", grid_size=3).plot()
+    assert [a.get_title() for a in multi.axes] == ["yes", "no"]
+
+
+def test_feature_effects_plot_grid(lin_pred):
+    fes = FeatureEffects(lin_pred, method="ale", grid_size=4)
+    fig = fes.plot()
+    assert isinstance(fig, Figure) and len(fig.axes) == 4
+    assert fig._suptitle.get_text() == "ALE" and all(a.get_ylabel() == "" for a in fig.axes)
+    lims = {a.get_ylim() for a in fig.axes}
+    assert len(lims) == 1
+    fig2 = fes.plot(features=["a", "c"], ncols=1, fixed_y=False)
+    assert len(fig2.axes) == 2
+    with pytest.raises(ValueError, match="were not computed"):
+        fes.plot(features=["zz"])
+
+
+def test_docstring_examples_run():
+    import doctest
+
+    import pyiml.feature_effect as module
+
+    result = doctest.testmod(module)
+    assert result.attempted >= 8 and result.failed == 0
