@@ -6,13 +6,15 @@ sample → intervene → predict → aggregate once, in the constructor, and kee
 """
 from __future__ import annotations
 
+import numbers
 from typing import Optional
 
+import numpy as np
 import pandas as pd
 
 from .predictor import Predictor
 
-__all__ = ["InterpretationMethod"]
+__all__ = ["InterpretationMethod", "check_int"]
 
 
 class InterpretationMethod:
@@ -101,3 +103,13 @@ class InterpretationMethod:
                   "Head of results:"]
         lines.append(repr(self.results.head(6)) if self.results is not None else "NULL")
         return "\n".join(lines)
+
+
+def check_int(value, name: str, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value) \
+            or value != int(value) or value < minimum:
+        raise ValueError(f"{name} must be a whole number >= {minimum}, got {value!r}")
+    return int(value)
+
+
+# ---------------------------------------------------------------------------- FeatureImp

@@ -110,14 +110,6 @@ def encode_values(data, feature: str, values) -> np.ndarray:
     return arr
 
 
-def _all_float(data) -> bool:
-    flag = getattr(data, "_pyiml_fe_all_float", None)
-    if flag is None:
-        flag = all(data.X[c].dtype == np.float64 for c in data.feature_names)
-        data._pyiml_fe_all_float = flag
-    return flag
-
-
 def _design_frame(data, enc: Dict[str, np.ndarray], parts, buffer: Optional[dict] = None) -> pd.DataFrame:
     """The design rows of several block ranges ``(block, start, stop)`` as one DataFrame.
 
@@ -127,7 +119,7 @@ def _design_frame(data, enc: Dict[str, np.ndarray], parts, buffer: Optional[dict
     to the data's dtypes by :meth:`pyiml.data.Data.decode_frame`.
     """
     names = data.feature_names
-    if _all_float(data):
+    if data.all_float:
         m = sum(hi - lo for _, lo, hi in parts)
         if buffer is not None:
             mat = buffer.get("mat")

@@ -158,6 +158,8 @@ class Data:
             if prob.shape != (n,) or (prob < 0).any() or not np.isfinite(prob).all():
                 raise ValueError("prob must be a vector of non-negative finite weights, one per row of data")
         self.prob = prob
+        #: every feature is float64: designs can be gathered into one 2-D float block
+        self.all_float = all(Xf[c].dtype == np.float64 for c in features)
         self._encoded: Optional[Dict[str, np.ndarray]] = None
 
     # ------------------------------------------------------------------ iml's methods

@@ -4,22 +4,21 @@ R equivalent: ``iml::FeatureImp`` (iml 0.11.4, spec §8). The model error after 
 feature (or a group of features) is compared with the error on the data as it is.
 
 This module also holds the small design-matrix and R-arithmetic helpers that FeatureImp,
-Shapley and Interaction share (:func:`_gather_design`, :func:`_seq_sum`, :func:`_r_col_means`,
+Shapley and Interaction share (:func:`gather_design`, :func:`r_seq_sum`, :func:`r_colMeans`,
 :func:`_map`).
 """
 from __future__ import annotations
 
-import numbers
-import os
 import warnings
-from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, Dict, List, Literal, Optional, Union
 
 import numpy as np
 import pandas as pd
 
+from ._base import InterpretationMethod, check_int
+from ._design import gather_design
+from ._parallel import check_n_jobs, map_items, split_chunks
 from ._algorithms.rstats import r_median, r_quantile
-from ._base import InterpretationMethod
 from .losses import LABEL_LOSSES, get_loss
 from .predictor import Predictor
 from .random import as_random_source
@@ -29,185 +28,6 @@ __all__ = ["FeatureImp"]
 Compare = Literal["ratio", "difference"]
 On = Literal["label", "prob"]
 
-_LD = np.longdouble
-
-
-# ---------------------------------------------------------------------------- shared helpers
-def _gather_design(data, base: Dict[str, np.ndarray], src: Dict[str, Union[np.ndarray, range]],
-                   patches: Optional[Dict[str, list]] = None) -> pd.DataFrame:
-    """Design frame whose column ``c`` is ``base[c][src[c]]``.
-
-    ``base`` maps every feature to its encoded values (:meth:`pyiml.data.Data.encoded`, possibly
-    with extra rows such as a point of interest appended); ``src`` maps every feature to the row
-    indices to take, either an index array or a ``range(start, stop)`` meaning rows
-    ``start..stop-1`` modulo ``len(base[c])`` (the data repeated in order, copied without
-    index arithmetic); ``patches`` optionally maps a feature to ``(lo, hi, idx)`` triples: rows
-    ``lo:hi`` of that column take ``base[c][idx]`` instead (when ``idx`` is shorter than
-    ``hi - lo``, the rows form ``len(idx)`` equal blocks, block k taking ``base[c][idx[k]]``;
-    a scalar ``idx`` sets them all). When every feature is float64 the
-    frame is built from one 2-D block (about seven times faster than a frame built column by
-    column); otherwise through :meth:`pyiml.data.Data.decode_frame`, which restores
-    categorical dtypes.
-    """
-    names = data.feature_names
-    patches = patches or {}
-    m = len(src[names[0]])
-    fast = _all_float(data)
-    mat = np.empty((len(names), m)) if fast else None
-    cols = list(mat) if fast else [np.empty(m, dtype=base[c].dtype) for c in names]
-    for j, c in enumerate(names):
-        s, col = src[c], base[c]
-        for g0, g1 in _gaps(m, patches.get(c, ())):  # rows no patch overwrites
-            if isinstance(s, range):
-                if fast:
-                    _fill_cyclic(cols[j][g0:g1], col, s.start + g0, s.start + g1)
-                else:
-                    cols[j][g0:g1] = col[np.arange(s.start + g0, s.start + g1) % len(col)]
-            elif fast:
-                np.take(col, s[g0:g1], out=cols[j][g0:g1], mode="clip")  # "clip": no buffered bounds check
-            else:
-                cols[j][g0:g1] = col[s[g0:g1]]
-    for j, c in enumerate(names):
-        for lo, hi, idx in patches.get(c, ()):
-            vals = base[c][idx]
-            if np.ndim(vals) == 0 or len(vals) == hi - lo:
-                cols[j][lo:hi] = vals
-            else:  # len(idx) equal blocks of rows, each one value
-                cols[j][lo:hi].reshape(len(vals), -1)[:] = vals[:, None]
-    if _all_float(data):
-        return pd.DataFrame(mat.T, columns=names, copy=False)
-    return data.decode_frame(dict(zip(names, cols)))
-
-
-def _gaps(m: int, patches) -> list:
-    """The row ranges of ``0..m`` that no ``(lo, hi, idx)`` patch covers."""
-    out, pos = [], 0
-    for lo, hi, _ in sorted(patches, key=lambda t: t[0]):
-        if lo > pos:
-            out.append((pos, lo))
-        pos = max(pos, hi)
-    if pos < m:
-        out.append((pos, m))
-    return out
-
-
-def _fill_cyclic(out: np.ndarray, col: np.ndarray, start: int, stop: int) -> None:
-    """``out[:] = col[np.arange(start, stop) % len(col)]`` by slice copies."""
-    n = len(col)
-    pos, i = 0, start
-    k = i % n
-    if k:  # the rest of a cycle
-        take = min(n - k, stop - i)
-        out[:take] = col[k:k + take]
-        pos, i = take, i + take
-    full = (stop - i) // n
-    if full:
-        out[pos:pos + full * n].reshape(full, n)[:] = col
-        pos, i = pos + full * n, i + full * n
-    if i < stop:
-        out[pos:] = col[:stop - i]
-
-
-def _all_float(data) -> bool:
-    flag = getattr(data, "_pyiml_all_float", None)
-    if flag is None:
-        flag = all(data.X[c].dtype == np.float64 for c in data.feature_names)
-        try:
-            data._pyiml_all_float = flag
-        except AttributeError:  # pragma: no cover - Data without __dict__
-            pass
-    return flag
-
-
-def _seq_sum(v: np.ndarray) -> np.ndarray:
-    """Sum down axis 0, strictly in row order, in ``v``'s dtype (R's sequential ``sum``).
-
-    numpy's ``sum`` may add pairwise; R adds one value after the other."""
-    if v.shape[0] == 0:
-        return np.zeros(v.shape[1:], dtype=v.dtype)
-    if v.shape[0] > 256 or v[0].size < 32:  # long or narrow: one cumulative sum
-        return np.cumsum(v, axis=0)[-1]
-    s = v[0].copy()
-    for row in v[1:]:
-        s += row
-    return s
-
-
-def _r_col_means(m: np.ndarray) -> np.ndarray:
-    """R's ``colMeans`` of an (n, k) matrix: sequential long-double sum divided by n."""
-    m = np.asarray(m, dtype=float)
-    if m.shape[0] == 0:
-        return np.full(m.shape[1:], np.nan)
-    return (_seq_sum(m.astype(_LD)) / m.shape[0]).astype(float)
-
-
-def _check_n_jobs(n_jobs) -> int:
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0 or n_jobs < -1:
-        raise ValueError(f"n_jobs must be a positive integer or -1 (all cores), got {n_jobs!r}")
-    return _cpus() if n_jobs == -1 else int(n_jobs)
-
-
-def _cpus() -> int:
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # pragma: no cover - not on Linux
-        return max(1, os.cpu_count() or 1)
-
-
-#: Threads only pay when model calls are large enough for numpy models to release the GIL for
-#: most of the time; with smaller batches the per-call Python work (building frames) dominates
-#: and threads would be slower than one.
-THREAD_MIN_BATCH = 10_000
-
-#: Design rows per unit of parallel work (model calls within it are still at most batch_size rows).
-_CHUNK_ROWS = 50_000
-
-
-def _chunks(n_items: int, rows_per_item: int, batch_size: int, n_jobs: int, progress: bool) -> List[range]:
-    """Split ``n_items`` work items (groups, points) into consecutive chunks.
-
-    A chunk holds about ``max(batch_size, 50 000)`` design rows, so that model calls are full;
-    with threads at least one chunk per thread, with a progress bar at most 1/20 of the items.
-    Results never depend on the chunking.
-    """
-    per = max(1, max(batch_size, _CHUNK_ROWS) // max(1, rows_per_item))
-    if n_jobs > 1:
-        per = min(per, -(-n_items // n_jobs))
-    if progress:
-        per = min(per, max(1, n_items // 20))
-    return [range(i, min(i + per, n_items)) for i in range(0, n_items, per)]
-
-
-def _map(fn: Callable, items: list, n_jobs: int, batch_size: int, progress: bool, desc: str) -> list:
-    """``[fn(x) for x in items]``, with an optional tqdm bar, on up to ``n_jobs`` threads.
-
-    Threads are used only when they can pay: several items, several usable CPUs and model calls
-    of at least :data:`THREAD_MIN_BATCH` rows. The results do not depend on it: every item
-    carries its own random draws.
-    """
-    workers = 1
-    if n_jobs > 1 and len(items) > 1 and batch_size >= THREAD_MIN_BATCH:
-        workers = min(n_jobs, len(items), _cpus())
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=len(items), desc=desc)
-
-    def run(x):
-        out = fn(x)
-        if bar is not None:
-            bar.update(1)
-        return out
-
-    try:
-        if workers <= 1:
-            return [run(x) for x in items]
-        with ThreadPoolExecutor(max_workers=workers) as ex:
-            return list(ex.map(run, items))
-    finally:
-        if bar is not None:
-            bar.close()
 
 
 def _label_strings(values) -> np.ndarray:
@@ -222,14 +42,6 @@ def _label_strings(values) -> np.ndarray:
     return s.astype(str).to_numpy(dtype=object)
 
 
-def _check_int(value, name: str, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value) \
-            or value != int(value) or value < minimum:
-        raise ValueError(f"{name} must be a whole number >= {minimum}, got {value!r}")
-    return int(value)
-
-
-# ---------------------------------------------------------------------------- FeatureImp
 class FeatureImp(InterpretationMethod):
     """Permutation feature importance.
 
@@ -307,7 +119,7 @@ class FeatureImp(InterpretationMethod):
                  progress: bool = False):
         if compare not in ("ratio", "difference"):
             raise ValueError(f"compare must be 'ratio' or 'difference', got {compare!r}")
-        n_repetitions = _check_int(n_repetitions, "n_repetitions", 1)
+        n_repetitions = check_int(n_repetitions, "n_repetitions", 1)
         loss_fn, loss_name = get_loss(loss)
         if on not in ("label", "prob"):
             raise ValueError(f"on must be 'label' (iml: losses on predicted labels) or 'prob', got {on!r}")
@@ -317,7 +129,7 @@ class FeatureImp(InterpretationMethod):
                 "Predictor(model, data=df, y='target') or Predictor(model, data=X, y=y_values)"
             )
         super().__init__(predictor)
-        self.n_jobs = _check_n_jobs(n_jobs)
+        self.n_jobs = check_n_jobs(n_jobs)
         self.progress = bool(progress)
         self.compare = compare
         self.n_repetitions = n_repetitions
@@ -432,8 +244,8 @@ class FeatureImp(InterpretationMethod):
         perms = [np.asarray(s.permutations(n, R), dtype=np.intp).reshape(R, n) for s in streams]
         # chunks of whole groups, each at least one group and about max(batch_size, R*n) rows
         bs = self.predictor.batch_size
-        chunks = [list(c) for c in _chunks(len(groups), R * n, bs, self.n_jobs, self.progress)]
-        errs = _map(lambda ch: self._chunk_errors(ch, groups, perms), chunks, self.n_jobs, bs, self.progress,
+        chunks = [list(c) for c in split_chunks(len(groups), R * n, bs, self.n_jobs, self.progress)]
+        errs = map_items(lambda ch: self._chunk_errors(ch, groups, perms), chunks, self.n_jobs, bs, self.progress,
                     "FeatureImp")
         errors = np.concatenate(errs, axis=0) if errs else np.empty((0, R))
         self.errors = pd.DataFrame({
@@ -472,7 +284,7 @@ class FeatureImp(InterpretationMethod):
                     lo, hi = max(s, a * block) - s, min(e, (a + 1) * block) - s
                     if lo < hi:
                         patches.setdefault(c, []).append((lo, hi, group[lo:hi]))
-            return _gather_design(data, enc, dict.fromkeys(names, rest), patches)
+            return gather_design(data, enc, dict.fromkeys(names, rest), patches)
 
         preds = self.predictor.predict_batched(len(pflat), make)
         out = np.empty((len(chunk), R))

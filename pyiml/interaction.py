@@ -14,7 +14,9 @@ import numpy as np
 import pandas as pd
 
 from ._base import InterpretationMethod
-from .feature_imp import _check_n_jobs, _chunks, _gather_design, _map, _r_col_means, _seq_sum
+from ._algorithms.rstats import r_colMeans, r_seq_sum
+from ._design import gather_design
+from ._parallel import check_n_jobs, map_items, split_chunks
 from .predictor import Predictor
 from .random import as_random_source
 
@@ -25,7 +27,7 @@ _LD = np.longdouble
 
 def _r_scale(x: np.ndarray) -> np.ndarray:
     """iml's ``my.scale``: centre each column by R's ``colMeans``; NaN after centring → 0."""
-    y = x - _r_col_means(x)
+    y = x - r_colMeans(x)
     y[np.isnan(y)] = 0.0
     return y
 
@@ -37,8 +39,8 @@ def h_statistic(f_all: np.ndarray, f_j: np.ndarray, f_k: np.ndarray) -> np.ndarr
     A constant ``f_all`` gives 0/0 = NaN, as in iml.
     """
     a, b, c = (_r_scale(np.asarray(v, dtype=float).reshape(len(v), -1)) for v in (f_all, f_j, f_k))
-    num = _seq_sum(((a - (b + c)) ** 2).astype(_LD)).astype(float)
-    den = _seq_sum((a ** 2).astype(_LD)).astype(float)
+    num = r_seq_sum(((a - (b + c)) ** 2).astype(_LD)).astype(float)
+    den = r_seq_sum((a ** 2).astype(_LD)).astype(float)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.sqrt(num / den)
 
@@ -122,7 +124,7 @@ class Interaction(InterpretationMethod):
         super().__init__(predictor)
         self.feature = feature
         self.grid_size = min(grid_size, self.sampler.n_rows)
-        self.n_jobs = _check_n_jobs(n_jobs)
+        self.n_jobs = check_n_jobs(n_jobs)
         self.progress = bool(progress)
         self._rs = as_random_source(random_state)
         self.partial_dependence: Dict[str, dict] = {}
@@ -218,8 +220,8 @@ class Interaction(InterpretationMethod):
             masks.extend([mask] * len(urows))
         masks, vrows = np.array(masks, dtype=bool).reshape(-1, len(names)), np.asarray(vrows, dtype=np.intp)
         n, bs = data.n_rows, self.predictor.batch_size
-        chunks = _chunks(len(vrows), n, bs, self.n_jobs, self.progress)
-        sums = _map(lambda ch: self._block_means(masks[ch.start:ch.stop], vrows[ch.start:ch.stop]), chunks,
+        chunks = split_chunks(len(vrows), n, bs, self.n_jobs, self.progress)
+        sums = map_items(lambda ch: self._block_means(masks[ch.start:ch.stop], vrows[ch.start:ch.stop]), chunks,
                     self.n_jobs, bs, self.progress, "Interaction")
         means = np.concatenate(sums, axis=0) if sums else np.empty((0, 1))
         return [means[b] for b in back]
@@ -247,7 +249,7 @@ class Interaction(InterpretationMethod):
                 for b0, b1 in zip(np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)):
                     patches.setdefault(c, []).append((b0 * m, b1 * m, vrows[lo + b0:lo + b1]))
             rows = range(0, (hi - lo) * n) if m == n else range(i_lo, i_hi)  # the data in order
-            return p.predict_array(_gather_design(data, enc, dict.fromkeys(names, rows), patches))
+            return p.predict_array(gather_design(data, enc, dict.fromkeys(names, rows), patches))
 
         if n <= bs:
             per = bs // n

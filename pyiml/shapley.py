@@ -12,7 +12,10 @@ import numpy as np
 import pandas as pd
 
 from ._base import InterpretationMethod
-from .feature_imp import _check_int, _check_n_jobs, _chunks, _gather_design, _map, _r_col_means, _seq_sum
+from ._algorithms.rstats import r_colMeans, r_seq_sum
+from ._base import check_int
+from ._design import gather_design
+from ._parallel import check_n_jobs, map_items, split_chunks
 from .predictor import Predictor
 from .random import as_random_source
 
@@ -25,7 +28,7 @@ _LD = np.longdouble
 def _dt_mean(v: np.ndarray) -> np.ndarray:
     """data.table's grouped ``mean`` (GForce ``gmean``) down axis 0: a sequential double sum
     divided by the group size."""
-    return _seq_sum(v) / v.shape[0]
+    return r_seq_sum(v) / v.shape[0]
 
 
 def _dt_var(v: np.ndarray) -> np.ndarray:
@@ -38,10 +41,10 @@ def _dt_var(v: np.ndarray) -> np.ndarray:
     if n < 2:
         return np.full(v.shape[1:], np.nan)
     vl = v.astype(_LD)
-    m = _seq_sum(vl) / n
-    m = m + _seq_sum(vl - m) / n
+    m = r_seq_sum(vl) / n
+    m = m + r_seq_sum(vl - m) / n
     d = v - m.astype(float)
-    return _seq_sum((d * d).astype(_LD)).astype(float) / (n - 1)
+    return r_seq_sum((d * d).astype(_LD)).astype(float) / (n - 1)
 
 
 def _feature_values(x: pd.DataFrame) -> np.ndarray:
@@ -192,10 +195,10 @@ class Shapley(InterpretationMethod):
 
     def __init__(self, predictor: Predictor, x_interest: Optional[pd.DataFrame] = None, sample_size: int = 100, *,
                  random_state=None, n_jobs: int = 1, progress: bool = False):
-        sample_size = _check_int(sample_size, "sample_size", 1)
+        sample_size = check_int(sample_size, "sample_size", 1)
         super().__init__(predictor)
         self.sample_size = sample_size
-        self.n_jobs = _check_n_jobs(n_jobs)
+        self.n_jobs = check_n_jobs(n_jobs)
         self.progress = bool(progress)
         self._rs = as_random_source(random_state)
         self.x_interest: Optional[pd.DataFrame] = None
@@ -243,8 +246,8 @@ class Shapley(InterpretationMethod):
         base = {c: np.concatenate([v, xv]) for (c, v), xv in
                 zip(data.encoded().items(), _encode_rows(data, x).values())}
         bs = self.predictor.batch_size
-        chunks = [np.arange(c.start, c.stop) for c in _chunks(n_points, M * p + 1, bs, self.n_jobs, self.progress)]
-        parts = _map(lambda rows: self._contributions(rows, rank, zrow, base, N), chunks, self.n_jobs, bs,
+        chunks = [np.arange(c.start, c.stop) for c in split_chunks(n_points, M * p + 1, bs, self.n_jobs, self.progress)]
+        parts = map_items(lambda rows: self._contributions(rows, rank, zrow, base, N), chunks, self.n_jobs, bs,
                      self.progress, "Shapley")
         diff = np.concatenate([d for d, _ in parts], axis=0)
         y_x = np.concatenate([px for _, px in parts], axis=0)
@@ -286,7 +289,7 @@ class Shapley(InterpretationMethod):
             if e > n_chain:
                 lo = max(s, n_chain)
                 src[:, lo - s:] = N + rows[np.arange(lo, e) - n_chain]
-            return _gather_design(data, base, dict(zip(names, src)))
+            return gather_design(data, base, dict(zip(names, src)))
 
         P = self.predictor.predict_batched(n_chain + Rc, make)
         K = P.shape[1]
@@ -301,7 +304,7 @@ class Shapley(InterpretationMethod):
     def _set_predictions(self, y_x: np.ndarray, outputs: List[str]) -> None:
         if self._avg is None:
             X = self.sampler.X
-            self._avg = _r_col_means(self.predictor.predict_batched(len(X), lambda s, e: X.iloc[s:e]))
+            self._avg = r_colMeans(self.predictor.predict_batched(len(X), lambda s, e: X.iloc[s:e]))
         single = len(outputs) == 1
         self.y_hat_average = float(self._avg[0]) if single else pd.Series(self._avg, index=outputs)
         if single and len(y_x) == 1:

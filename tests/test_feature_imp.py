@@ -108,7 +108,7 @@ def test_n_jobs_and_batch_size_do_not_change_results(small, batch_size):
 def test_threads_run_with_large_batches(small):
     import threading
 
-    from pyiml.feature_imp import _cpus
+    from pyiml._parallel import _cpus
 
     X, y = small
     seen = set()
@@ -300,7 +300,7 @@ def test_progress_only_when_asked(small, capsys):
 
 
 def test_cyclic_copy_helper():
-    from pyiml.feature_imp import _fill_cyclic
+    from pyiml._design import _fill_cyclic
 
     col = np.arange(7.0)
     for s, e in [(0, 0), (0, 3), (3, 5), (5, 30), (7, 14), (13, 13), (2, 9), (0, 70), (6, 8)]:

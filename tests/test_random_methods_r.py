@@ -117,7 +117,7 @@ def test_interaction_numpy_source_agrees_with_r(r):
 
 def test_arithmetic_helpers_equal_r_bit_for_bit(r):
     """phi/phi.var (data.table GForce mean/var), colMeans and iml's h.test, on awkward scales."""
-    from pyiml.feature_imp import _r_col_means
+    from pyiml._algorithms.rstats import r_colMeans
     from pyiml.interaction import h_statistic
     from pyiml.shapley import _dt_mean, _dt_var
 
@@ -131,7 +131,7 @@ def test_arithmetic_helpers_equal_r_bit_for_bit(r):
         list(a$m, a$s, colMeans(matrix(v, nrow = {M})))""", v=ro.FloatVector(v.T.ravel()))
     np.testing.assert_array_equal(np.asarray(out[0]), _dt_mean(v))
     np.testing.assert_array_equal(np.asarray(out[1]), _dt_var(v))
-    np.testing.assert_array_equal(np.asarray(out[2]), _r_col_means(v))
+    np.testing.assert_array_equal(np.asarray(out[2]), r_colMeans(v))
     a, b, c = rng.normal(size=(3, 25)) * [[1e3], [1.0], [1e-3]]
     h = r.r_eval("iml:::h.test(a, b, c)", a=ro.FloatVector(a), b=ro.FloatVector(b), c=ro.FloatVector(c))
     assert float(h[0]) == h_statistic(a, b, c)[0]

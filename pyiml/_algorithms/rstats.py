@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["r_sum", "r_mean", "r_median", "r_var", "r_quantile", "r_col_means"]
+__all__ = ["r_sum", "r_mean", "r_median", "r_var", "r_quantile", "r_col_means", "r_colMeans", "r_seq_sum"]
 
 _LD = np.longdouble
 
@@ -124,3 +124,25 @@ def r_quantile(x, probs, type: int = 7) -> np.ndarray:
         xpad = np.concatenate(([xs[0], xs[0]], xs, [xs[-1], xs[-1]]))
         return np.where(h, xpad[np.clip(j + 2, 0, n + 3)], xpad[np.clip(j + 1, 0, n + 3)])
     raise ValueError(f"type must be 1 or 7, got {type!r}")
+
+
+def r_seq_sum(v: np.ndarray) -> np.ndarray:
+    """Sum down axis 0, strictly in row order, in ``v``'s dtype (R's sequential ``sum``).
+
+    numpy's ``sum`` may add pairwise; R adds one value after the other."""
+    if v.shape[0] == 0:
+        return np.zeros(v.shape[1:], dtype=v.dtype)
+    if v.shape[0] > 256 or v[0].size < 32:  # long or narrow: one cumulative sum
+        return np.cumsum(v, axis=0)[-1]
+    s = v[0].copy()
+    for row in v[1:]:
+        s += row
+    return s
+
+
+def r_colMeans(m: np.ndarray) -> np.ndarray:
+    """R's ``colMeans`` of an (n, k) matrix: sequential long-double sum divided by n."""
+    m = np.asarray(m, dtype=float)
+    if m.shape[0] == 0:
+        return np.full(m.shape[1:], np.nan)
+    return (r_seq_sum(m.astype(_LD)) / m.shape[0]).astype(float)

@@ -1,0 +1,78 @@
+"""Chunking, threads and progress bars for the methods' work items (``n_jobs``, ``progress``)."""
+from __future__ import annotations
+
+import numbers
+import os
+from concurrent.futures import ThreadPoolExecutor
+from typing import Callable, List
+
+__all__ = ["check_n_jobs", "split_chunks", "map_items", "THREAD_MIN_BATCH"]
+
+
+def check_n_jobs(n_jobs) -> int:
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0 or n_jobs < -1:
+        raise ValueError(f"n_jobs must be a positive integer or -1 (all cores), got {n_jobs!r}")
+    return _cpus() if n_jobs == -1 else int(n_jobs)
+
+
+def _cpus() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+#: Threads only pay when model calls are large enough for numpy models to release the GIL for
+#: most of the time; with smaller batches the per-call Python work (building frames) dominates
+#: and threads would be slower than one.
+THREAD_MIN_BATCH = 10_000
+
+#: Design rows per unit of parallel work (model calls within it are still at most batch_size rows).
+_CHUNK_ROWS = 50_000
+
+
+def split_chunks(n_items: int, rows_per_item: int, batch_size: int, n_jobs: int, progress: bool) -> List[range]:
+    """Split ``n_items`` work items (groups, points) into consecutive chunks.
+
+    A chunk holds about ``max(batch_size, 50 000)`` design rows, so that model calls are full;
+    with threads at least one chunk per thread, with a progress bar at most 1/20 of the items.
+    Results never depend on the chunking.
+    """
+    per = max(1, max(batch_size, _CHUNK_ROWS) // max(1, rows_per_item))
+    if n_jobs > 1:
+        per = min(per, -(-n_items // n_jobs))
+    if progress:
+        per = min(per, max(1, n_items // 20))
+    return [range(i, min(i + per, n_items)) for i in range(0, n_items, per)]
+
+
+def map_items(fn: Callable, items: list, n_jobs: int, batch_size: int, progress: bool, desc: str) -> list:
+    """``[fn(x) for x in items]``, with an optional tqdm bar, on up to ``n_jobs`` threads.
+
+    Threads are used only when they can pay: several items, several usable CPUs and model calls
+    of at least :data:`THREAD_MIN_BATCH` rows. The results do not depend on it: every item
+    carries its own random draws.
+    """
+    workers = 1
+    if n_jobs > 1 and len(items) > 1 and batch_size >= THREAD_MIN_BATCH:
+        workers = min(n_jobs, len(items), _cpus())
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(items), desc=desc)
+
+    def run(x):
+        out = fn(x)
+        if bar is not None:
+            bar.update(1)
+        return out
+
+    try:
+        if workers <= 1:
+            return [run(x) for x in items]
+        with ThreadPoolExecutor(max_workers=workers) as ex:
+            return list(ex.map(run, items))
+    finally:
+        if bar is not None:
+            bar.close()
