@@ -7,11 +7,20 @@ from pathlib import Path
 
 from .harness import load_specs, run_spec, write_report
 
+DOCS_PREFACE = (
+    "<!-- Written by `python -m parity` (`make parity`): a copy of parity/REPORT.md. Do not edit. -->\n"
+    "Every spec of `parity/specs/` run in pyiml and in CRAN iml (through `r_bridge`), compared value by "
+    "value. Regenerate with `make parity`.\n\n"
+)
+
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m parity", description=__doc__)
     ap.add_argument("-k", dest="pattern", default=None, help="only specs whose name contains this text")
-    ap.add_argument("--report", default=str(Path(__file__).parent / "REPORT.md"), help="where to write the report")
+    ap.add_argument("--report", default=None,
+                    help="where to write the report (default: parity/REPORT.md on full runs; none with -k)")
+    ap.add_argument("--docs", default=str(Path(__file__).parent.parent / "docs" / "parity.md"),
+                    help="copy of the report for docs/ (written on full runs only, i.e. without -k)")
     args = ap.parse_args(argv)
     specs = [s for s in load_specs() if not args.pattern or args.pattern in s.name]
     results = []
@@ -21,9 +30,14 @@ def main(argv=None) -> int:
         status = "pass" if r.passed else "FAIL"
         print(f"{status:4}  {s.name:45} max|diff| {r.max_abs_diff:.3g}  (scale {r.scale:.3g}, tol {s.tolerance:g})"
               + (f"  {r.detail}" if r.detail else ""))
-    write_report(results, Path(args.report))
+    report = args.report or (None if args.pattern else str(Path(__file__).parent / "REPORT.md"))
+    if report:
+        write_report(results, Path(report))
+    if not args.pattern and args.docs and report:
+        title, _, rest = Path(report).read_text().partition("\n")
+        Path(args.docs).write_text(f"{title}\n\n{DOCS_PREFACE}{rest.lstrip()}")
     n_fail = sum(not r.passed for r in results)
-    print(f"{len(results) - n_fail} passed, {n_fail} failed; report: {args.report}")
+    print(f"{len(results) - n_fail} passed, {n_fail} failed" + (f"; report: {report}" if report else ""))
     return 1 if n_fail else 0
 
 

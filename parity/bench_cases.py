@@ -52,7 +52,7 @@ def bench_cases(n: int) -> List[Case]:
         Case("PDP 2-D (grid 20x20)", n,
              pyiml=lambda: pyiml.FeatureEffect(predictor, ["x1", "x2"], method="pdp", grid_size=G),
              r_code='FeatureEffect$new(predictor, c("x1", "x2"), method = "pdp", grid.size = 20)',
-             sklearn=lambda: partial_dependence(model, X, [("x1", "x2")], kind="average", grid_resolution=G,
+             sklearn=lambda: partial_dependence(model, X, ["x1", "x2"], kind="average", grid_resolution=G,
                                                 method="brute", percentiles=(0, 1)),
              floor=_floor(X, n * G * G), data=data),
         Case("ALE 1-D (grid 20)", n,

@@ -1,0 +1,253 @@
+"""Command line: ``python -m pyiml report …`` and ``python -m pyiml demo`` (also the ``pyiml`` command).
+
+``report`` explains a pickled model on a CSV file with every pyiml method and writes one
+self-contained HTML page; ``demo`` does the same for models fitted on data shipped with
+scikit-learn. Only the report location is printed (plus a progress bar on a terminal).
+Usage errors (missing file, unknown column or method, a model without ``predict``) exit with
+status 2 and one message; a method that fails while the report is built is shown in the report
+and makes the exit status 1.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import pickle
+import sys
+from pathlib import Path
+from typing import List, Optional, Sequence
+
+__all__ = ["main", "build_parser"]
+
+_METHODS_HELP = ("methods to run, by name or as a comma-separated list, case-insensitive: {} (default: every "
+                 "one this pyiml provides)")
+
+
+def _nonneg_int(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {v}")
+    return v
+
+
+def _pos_int(text: str) -> int:
+    v = _nonneg_int(text)
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"expected a number >= 1, got {v}")
+    return v
+
+
+def _add_common(p: argparse.ArgumentParser, default_out: str) -> None:
+    p.add_argument("--out", default=default_out, metavar="DIR",
+                   help=f"directory of the report (index.html), default {default_out!r}")
+    from .report import METHODS
+
+    p.add_argument("--methods", nargs="+", metavar="METHOD", help=_METHODS_HELP.format(", ".join(METHODS)))
+    seeds = p.add_mutually_exclusive_group()
+    seeds.add_argument("--seed", type=_nonneg_int, metavar="N", help="numpy seed for the random methods")
+    seeds.add_argument("--r-seed", type=_nonneg_int, metavar="N",
+                       help="R-exact random draws: pyiml.RRandom(N) per method, the numbers of CRAN iml after "
+                            "set.seed(N)")
+    p.add_argument("--no-r", action="store_true", help="skip the side-by-side comparison with CRAN iml")
+    p.add_argument("--quick", action="store_true", help="small method settings (seconds instead of a minute)")
+    p.add_argument("--grid-size", type=_pos_int, metavar="N", help="FeatureEffect grid size (default 20)")
+    p.add_argument("--n-repetitions", type=_pos_int, metavar="N", help="FeatureImp repetitions (default 5)")
+    p.add_argument("--sample-size", type=_pos_int, metavar="N", help="Shapley sample size (default 100)")
+    p.add_argument("--max-rows", type=_pos_int, metavar="N",
+                   help="use at most N rows of the data (a fixed random subset; default 2000)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``pyiml`` command."""
+    parser = argparse.ArgumentParser(
+        prog="pyiml", description="Explain a model with every pyiml method and write an HTML report.")
+    sub = parser.add_subparsers(dest="command", metavar="{report,demo}")
+    rep = sub.add_parser("report", help="explain a pickled model on a CSV file",
+                         description="Explain a pickled model (anything with predict; classifiers with "
+                                     "predict_proba) on the rows of a CSV file.")
+    rep.add_argument("--data", required=True, metavar="FILE.csv", help="the data: features and the target column")
+    rep.add_argument("--target", required=True, metavar="COLUMN", help="the target column of the data")
+    rep.add_argument("--model", required=True, metavar="MODEL.pkl",
+                     help="the fitted model, saved with pickle or joblib")
+    rep.add_argument("--row", type=_nonneg_int, default=0, metavar="I",
+                     help="position of the row explained by Shapley and LocalModel (default 0)")
+    rep.add_argument("--loss", metavar="NAME", help="FeatureImp loss (default: ce for classifiers, else mae)")
+    rep.add_argument("--title", help="title of the report")
+    _add_common(rep, "report")
+    rep.set_defaults(subparser=rep)
+    demo = sub.add_parser("demo", help="explain models fitted on data shipped with scikit-learn",
+                          description="Explain a gradient boosting regressor (diabetes data) and a random forest "
+                                      "classifier (iris data) with every pyiml method.")
+    _add_common(demo, "report")
+    demo.set_defaults(subparser=demo)
+    return parser
+
+
+def _methods(parser: argparse.ArgumentParser, raw: Optional[Sequence[str]]) -> List[str]:
+    from .report import resolve_methods
+
+    names = None
+    if raw:
+        names = [part for item in raw for part in item.split(",") if part.strip()]
+    try:
+        return resolve_methods(names)
+    except ValueError as exc:
+        parser.error(str(exc))
+        raise  # unreachable: parser.error exits
+
+
+def _settings(args):
+    from .report import Settings
+
+    s = Settings.small() if args.quick else Settings()
+    if args.grid_size:
+        s.grid_size = args.grid_size
+    if args.n_repetitions:
+        s.n_repetitions = args.n_repetitions
+    if args.sample_size:
+        s.sample_size = args.sample_size
+    if args.max_rows:
+        s.max_rows = args.max_rows
+    return s
+
+
+def _load_model(parser: argparse.ArgumentParser, path: Path):
+    if not path.is_file():
+        parser.error(f"--model: no such file: {path}")
+    try:
+        with open(path, "rb") as fh:
+            model = pickle.load(fh)
+    except Exception as first:
+        try:
+            import joblib
+
+            model = joblib.load(path)
+        except Exception:
+            parser.error(f"--model: cannot load {path} with pickle or joblib: {type(first).__name__}: {first}")
+    if not callable(getattr(model, "predict", None)):
+        parser.error(f"--model: the object in {path} ({type(model).__name__}) has no predict method; save a fitted "
+                     "model (e.g. a scikit-learn estimator or pipeline)")
+    return model
+
+
+def _load_data(parser: argparse.ArgumentParser, path: Path, target: str, model):
+    import pandas as pd
+
+    if not path.is_file():
+        parser.error(f"--data: no such file: {path}")
+    try:
+        data = pd.read_csv(path)
+    except Exception as exc:
+        parser.error(f"--data: cannot read {path} as CSV: {type(exc).__name__}: {exc}")
+    if target not in data.columns:
+        columns = ", ".join(map(str, data.columns))
+        parser.error(f"--target: {target!r} is not a column of {path.name} (columns: {columns})")
+    if data[target].isna().any():
+        parser.error(f"--target: column {target!r} has missing values; drop those rows first")
+    expected = getattr(model, "feature_names_in_", None)
+    if expected is not None:
+        expected = [str(c) for c in expected]
+        missing = [c for c in expected if c not in data.columns]
+        if missing:
+            parser.error(f"--data: the model needs column(s) {', '.join(missing)} that {path.name} does not have")
+        data = data[[c for c in expected if c != target] + [target]]
+    if data.shape[1] < 3:
+        parser.error(f"--data: {path.name} needs at least two feature columns besides the target")
+    return data
+
+
+def _categorical_text(data):
+    """Text columns as categoricals (R factors, which iml needs for ALE and the surrogate tree)."""
+    out = data.copy()
+    for c in out.columns:
+        if out[c].dtype == object and out[c].map(lambda v: isinstance(v, str) or v != v).all():
+            out[c] = out[c].astype("category")
+    return out
+
+
+def _predictable(parser: argparse.ArgumentParser, model, data, target: str):
+    """``data`` with text columns as categoricals if the model predicts them, else as read."""
+    first = None
+    for candidate in (_categorical_text(data), data):
+        try:
+            model.predict(candidate.drop(columns=[target]).head(5))
+            return candidate
+        except Exception as exc:  # try the data as read, then report the first problem
+            first = first or exc
+    parser.error(f"--model: the model cannot predict the rows of --data: {type(first).__name__}: {first}")
+
+
+def _run(args, cases, methods, title: str, intro: str) -> int:
+    from .report import build_report
+
+    result = build_report(cases, out_dir=args.out, methods=methods, settings=_settings(args), seed=args.seed,
+                          r_seed=args.r_seed, compare_r=not args.no_r, progress=False if args.quiet else None,
+                          title=title, intro=intro)
+    print(f"Report written to {result.path.resolve()}")
+    for f in result.failures:
+        print(f"pyiml: {f}", file=sys.stderr)
+    return 1 if result.failures else 0
+
+
+def _report(parser, args) -> int:
+    from .report import Case
+
+    methods = _methods(parser, args.methods)
+    if not Path(args.data).is_file():
+        parser.error(f"--data: no such file: {args.data}")
+    model = _load_model(parser, Path(args.model))
+    data = _load_data(parser, Path(args.data), args.target, model)
+    if args.row >= len(data):
+        parser.error(f"--row: {args.row} is outside the data (0..{len(data) - 1})")
+    if args.loss is not None:
+        from .losses import LOSSES
+
+        if args.loss not in LOSSES:
+            parser.error(f"--loss: unknown loss {args.loss!r}; choose from {', '.join(sorted(LOSSES))}")
+    data = _predictable(parser, model, data, args.target)
+    name = Path(args.model).stem
+    case = Case(key=_key(name), title=f"{type(model).__name__} from {Path(args.model).name}", model=model, data=data,
+                target=args.target, description=f"Data: `{Path(args.data).name}` ({len(data)} rows), target "
+                                                f"`{args.target}`.", loss=args.loss, row=args.row)
+    return _run(args, [case], methods, args.title or f"pyiml report: {name}",
+                f"{type(model).__name__} explained on {Path(args.data).name}.")
+
+
+def _key(name: str) -> str:
+    out = "".join(ch if ch.isalnum() else "-" for ch in name.lower()).strip("-")
+    return out or "model"
+
+
+def _demo(parser, args) -> int:
+    from .report import demo_cases
+
+    methods = _methods(parser, args.methods)
+    if args.seed is None and args.r_seed is None:
+        args.r_seed = 1
+    return _run(args, demo_cases(), methods, "pyiml demo report",
+                "A gradient boosting regressor (diabetes) and a random forest classifier (iris), both from "
+                "scikit-learn, explained with every pyiml method.")
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Entry point of ``python -m pyiml`` and the ``pyiml`` command; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_usage(sys.stderr)
+        print("pyiml: error: choose a command: report or demo", file=sys.stderr)
+        return 2
+    import matplotlib
+
+    if not os.environ.get("MPLBACKEND"):
+        matplotlib.use("Agg")
+    if args.command == "report":
+        return _report(args.subparser, args)
+    return _demo(args.subparser, args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,316 @@
+"""The report's comparison with CRAN iml: every computed method replayed in R through r_bridge.
+
+For each :class:`~pyiml.report.build.Run` of a case, the same model (the Python model called
+from R through ``r_bridge.as_r_predict_function``), the same data and the same arguments go to
+``iml::<Class>$new(...)`` after ``set.seed(seed)``; pyiml's numbers come from ``RRandom(seed)``,
+so random methods agree too. The section shows both sides next to each other and the max abs
+difference per method.
+
+Without R or iml the section is one line saying how to get it (:data:`MISSING_LINE`).
+"""
+from __future__ import annotations
+
+import math
+import time
+import warnings
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+import pandas as pd
+
+from .html import KeyValues, Note, Section, Table, Text, slug
+
+__all__ = ["MISSING_LINE", "SECTION_ID", "r_problem", "missing_section", "n_steps", "compare_case",
+           "CaseComparison", "comparison_section", "diff_outputs"]
+
+MISSING_LINE = ("Install R and the iml package (run `make test` once) to add the side-by-side comparison "
+                "with CRAN iml")
+SECTION_ID = "cran-iml"
+SECTION_TITLE = "Same numbers from CRAN iml"
+
+
+def r_problem() -> Optional[str]:
+    """None when R and iml can be used, else what is missing."""
+    try:
+        from r_bridge import session
+    except ImportError as exc:  # pragma: no cover - r_bridge ships with pyiml
+        return f"r_bridge cannot be imported: {exc}"
+    problem = session.availability_problem(["iml"])
+    if problem is None:
+        try:
+            from r_bridge import iml  # noqa: F401
+        except ImportError as exc:
+            return f"r_bridge.iml cannot be imported: {exc}"
+    return problem
+
+
+def missing_section() -> Section:
+    """The one-line section shown when R or iml is missing."""
+    return Section(SECTION_ID, SECTION_TITLE, [Note(MISSING_LINE)])
+
+
+def n_steps(methods: Sequence[str], settings) -> int:
+    """Progress steps of :func:`compare_case` for these methods."""
+    per = {"FeatureImp": 1, "FeatureEffect": 2 * max(settings.top_features, 1), "FeatureEffects": 1,
+           "Interaction": 3, "Shapley": 2, "LocalModel": 1, "TreeSurrogate": 1}
+    return 1 + sum(per[m] for m in methods)
+
+
+# ---------------------------------------------------------------------------- comparison
+def _numeric(s: pd.Series) -> bool:
+    return pd.api.types.is_numeric_dtype(s.dtype) and not pd.api.types.is_bool_dtype(s.dtype)
+
+
+def _label(v) -> Optional[str]:
+    """A non-numeric cell as text (missing values as None)."""
+    return None if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)) else str(v)
+
+
+def _diff_frames(py: pd.DataFrame, r: pd.DataFrame, what: str) -> Tuple[float, float, List[str]]:
+    if list(py.columns) != list(r.columns):
+        return math.inf, 1.0, [f"{what}: columns differ (pyiml {list(py.columns)}, iml {list(r.columns)})"]
+    if len(py) != len(r):
+        return math.inf, 1.0, [f"{what}: {len(py)} rows in pyiml, {len(r)} in iml"]
+    worst, scale, problems = 0.0, 0.0, []
+    for c in r.columns:
+        a, b = py[c].reset_index(drop=True), r[c].reset_index(drop=True)
+        if _numeric(a) and _numeric(b):
+            av, bv = a.to_numpy(dtype=float, na_value=np.nan), b.to_numpy(dtype=float, na_value=np.nan)
+            if not np.array_equal(np.isnan(av), np.isnan(bv)):
+                problems.append(f"{what}: column {c!r}: missing values differ")
+                worst = math.inf
+                continue
+            ok = np.isfinite(av) & np.isfinite(bv)
+            if not np.array_equal(av[~ok & ~np.isnan(av)], bv[~ok & ~np.isnan(bv)]):
+                problems.append(f"{what}: column {c!r}: infinite values differ")
+                worst = math.inf
+                continue
+            if ok.any():
+                worst = max(worst, float(np.max(np.abs(av[ok] - bv[ok]))))
+                scale = max(scale, float(np.max(np.abs(bv[ok]))))
+        else:
+            sa, sb = a.astype(object).map(_label), b.astype(object).map(_label)
+            neq = sa.to_numpy() != sb.to_numpy()
+            if neq.any():
+                i = int(np.argmax(neq))
+                problems.append(f"{what}: column {c!r} row {i + 1}: pyiml {sa.iloc[i]!r}, iml {sb.iloc[i]!r}")
+                worst = math.inf
+    return worst, scale, problems
+
+
+def diff_outputs(py: Any, r: Any, what: str = "results") -> Tuple[float, float, List[str]]:
+    """Max abs difference between pyiml and iml outputs (frames, dicts of frames, numbers).
+
+    Returns ``(max_abs_diff, scale, problems)`` where ``scale`` is the largest absolute iml value
+    and ``problems`` lists structural differences (columns, rows, labels), which make the
+    difference infinite.
+    """
+    if isinstance(r, pd.DataFrame):
+        if not isinstance(py, pd.DataFrame):
+            return math.inf, 1.0, [f"{what}: pyiml gave {type(py).__name__}, iml a data frame"]
+        return _diff_frames(py, r, what)
+    if isinstance(r, dict):
+        if not isinstance(py, dict) or list(map(str, py)) != list(map(str, r)):
+            return math.inf, 1.0, [f"{what}: parts differ"]
+        worst, scale, problems = 0.0, 0.0, []
+        for (k, pv), rv in zip(py.items(), r.values()):
+            d, s, p = diff_outputs(pv, rv, f"{what}[{k}]")
+            worst, scale, problems = max(worst, d), max(scale, s), problems + p
+        return worst, scale, problems
+    a = np.atleast_1d(np.asarray(py, dtype=float)).ravel()
+    b = np.atleast_1d(np.asarray(r, dtype=float)).ravel()
+    if a.shape != b.shape:
+        return math.inf, 1.0, [f"{what}: {a.size} values in pyiml, {b.size} in iml"]
+    ok = np.isfinite(a) & np.isfinite(b)
+    if not np.array_equal(np.isnan(a), np.isnan(b)):
+        return math.inf, 1.0, [f"{what}: missing values differ"]
+    d = float(np.max(np.abs(a[ok] - b[ok]))) if ok.any() else 0.0
+    s = float(np.max(np.abs(b[ok]))) if ok.any() else 0.0
+    return d, s, []
+
+
+def _agreement(d: float, scale: float, problems: List[str]) -> str:
+    if problems:
+        return "differs: " + problems[0]
+    if d == 0:
+        return "identical"
+    rel = d / scale if scale > 0 else d
+    if rel <= 1e-10:
+        return "equal (rel. ≤ 1e-10)"
+    return f"differs (rel. {rel:.2g})"
+
+
+def _results_frame(x: Any) -> Optional[pd.DataFrame]:
+    if isinstance(x, pd.DataFrame):
+        return x
+    if isinstance(x, dict) and x and all(isinstance(v, pd.DataFrame) for v in x.values()):
+        return pd.concat([v.reset_index(drop=True) for v in x.values()], ignore_index=True)
+    return None
+
+
+def _side_by_side(run, py: pd.DataFrame, r: pd.DataFrame, max_rows: int = 15) -> Optional[pd.DataFrame]:
+    """Key columns from iml, then each value column as pyiml / iml / |diff|."""
+    if list(py.columns) != list(r.columns) or len(py) != len(r):
+        return None
+    py, r = py.reset_index(drop=True), r.reset_index(drop=True)
+    if run.method == "TreeSurrogate" and ".node" in r.columns:  # one row per terminal node
+        first = ~r[".node"].duplicated()
+        py, r = py[first.to_numpy()].reset_index(drop=True), r[first].reset_index(drop=True)
+    keys = [c for c in run.key_columns if c in r.columns]
+    vals = [c for c in run.value_columns if c in r.columns]
+    if not vals:
+        return None
+    out = r[keys].copy() if keys else pd.DataFrame(index=r.index)
+    for c in vals:
+        a, b = py[c].to_numpy(dtype=float), r[c].to_numpy(dtype=float)
+        out[f"{c} pyiml"] = a
+        out[f"{c} iml"] = b
+        with np.errstate(invalid="ignore"):
+            out[f"{c} |diff|"] = np.abs(a - b)
+    return out.head(max_rows) if len(out) > max_rows else out
+
+
+@dataclass
+class CaseComparison:
+    """The comparison of one case: its section, one summary row per run, failures."""
+
+    key: str
+    title: str
+    section: Section
+    rows: List[Dict[str, Any]] = field(default_factory=list)
+    failures: List[str] = field(default_factory=list)
+
+
+def _r_outputs(run, robj) -> Dict[str, Any]:
+    res = robj.results
+    if run.explain_rows:
+        parts = [res]
+        for x in run.explain_rows:
+            robj.call("explain", x_interest=x)
+            parts.append(robj.results)
+        res = pd.concat([p.reset_index(drop=True) for p in parts], ignore_index=True)
+    out = {"results": res}
+    for k in run.outputs:
+        if k != "results":
+            out[k] = robj.field(k)
+    return out
+
+
+def _py_for_r(run, outputs: Dict[str, Any]) -> Dict[str, Any]:
+    """pyiml outputs in iml's layout (a multi-row Shapley result drops its row-id column)."""
+    out = dict(outputs)
+    res = out.get("results")
+    if run.explain_rows and isinstance(res, pd.DataFrame):
+        extra = [c for c in res.columns if c not in ("feature", "class", "phi", "phi.var", "feature.value")]
+        out["results"] = res.drop(columns=extra)
+    return out
+
+
+def compare_case(case_result, seed: int, progress) -> CaseComparison:
+    """Replay every run of ``case_result`` in CRAN iml and compare.
+
+    Parameters
+    ----------
+    case_result : pyiml.report.build.CaseResult
+    seed : int
+        ``set.seed(seed)`` in R before each method; pyiml's random methods use ``RRandom(seed)``
+        (recomputed when the report itself used numpy draws).
+    progress : object with ``step(text)`` and ``done()``
+    """
+    import pyiml
+    from r_bridge import iml as riml
+
+    case = case_result.case
+    sec = Section(f"{SECTION_ID}-{case.key}", case.title)
+    cmp = CaseComparison(case.key, case.title, sec)
+    progress.step(f"{case.key}: R predictor")
+    t0 = time.perf_counter()
+    try:
+        rp = riml.r_predictor(model=case.model, data=case_result.data, y=case.target)
+    except Exception as exc:  # shown in the report and returned to the CLI
+        msg = f"R Predictor failed: {type(exc).__name__}: {exc}"
+        cmp.failures.append(f"{case.key}: {msg}")
+        sec.add(Note(msg, kind="warn"))
+        progress.done()
+        return cmp
+    progress.done()
+    setup = time.perf_counter() - t0
+    recomputed = []
+    for run in case_result.runs:
+        progress.step(f"{case.key}: iml {run.label}")
+        py_out = run.outputs
+        try:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                if run.random and not run.seeded:
+                    py_out = run.rerun(pyiml.RRandom(seed))
+                    recomputed.append(run.label)
+                t1 = time.perf_counter()
+                robj = riml.iml(run.method, rp, seed=seed, **run.kwargs)
+                r_out = _r_outputs(run, robj)
+                secs = time.perf_counter() - t1
+        except Exception as exc:  # shown in the report and returned to the CLI
+            msg = f"iml {run.label} failed: {type(exc).__name__}: {exc}"
+            cmp.failures.append(f"{case.key}: {msg}")
+            sec.add(Note(msg, kind="warn"))
+            cmp.rows.append({"model": case.key, "method": run.label, "rows": np.nan, "max abs diff": np.inf,
+                             "largest |value|": np.nan, "iml seconds": np.nan, "agreement": "iml failed"})
+            progress.done()
+            continue
+        py_cmp = _py_for_r(run, py_out)
+        d, scale, problems = 0.0, 0.0, []
+        for k in r_out:
+            kd, ks, kp = diff_outputs(py_cmp.get(k), r_out[k], k)
+            d, scale, problems = max(d, kd), max(scale, ks), problems + kp
+        r_res = _results_frame(r_out["results"])
+        cmp.rows.append({"model": case.key, "method": run.label, "rows": len(r_res) if r_res is not None else np.nan,
+                         "max abs diff": d, "largest |value|": scale, "iml seconds": secs,
+                         "agreement": _agreement(d, scale, problems)})
+        sub = Section(f"{SECTION_ID}-{case.key}-{slug(run.key)}", run.label, toc=False)
+        py_res = _results_frame(py_cmp["results"])
+        table = _side_by_side(run, py_res, r_res) if py_res is not None and r_res is not None else None
+        if table is not None:
+            n = len(r_res) if run.method != "TreeSurrogate" else int(r_res[".node"].nunique())
+            sub.add(Table(table, caption=f"max abs diff {d:.3g}" + (f"; first {len(table)} of {n} rows"
+                                                                   if len(table) < n else ""),
+                          digits=6, max_rows=None, sci_columns=[c for c in table.columns if c.endswith("|diff|")]))
+        for k in py_cmp:
+            if k != "results":
+                kd, _, _ = diff_outputs(py_cmp[k], r_out[k], k)
+                sub.add(KeyValues({f"{k} pyiml": _fmt_vec(py_cmp[k]), f"{k} iml": _fmt_vec(r_out[k]),
+                                   "|diff|": f"{kd:.3g}"}))
+        for p in problems:
+            sub.add(Note(p, kind="warn"))
+        for text in dict.fromkeys(str(w.message) for w in caught
+                                  if not issubclass(w.category, (DeprecationWarning, PendingDeprecationWarning))):
+            sub.add(Note(f"warning while computing: {text}", kind="info"))
+        sec.children.append(sub)
+        progress.done()
+    intro = [Text(f"`{case.key}`: the Python model called from R (`r_bridge.as_r_predict_function`), "
+                  f"`set.seed({seed})` before each iml call and `RRandom({seed})` in pyiml; R predictor set-up "
+                  f"{setup:.1f} s.")]
+    if recomputed:
+        intro.append(Note("The report above used numpy random draws; for this comparison pyiml recomputed "
+                          f"{', '.join(recomputed)} with `RRandom({seed})`, the draws of R's `set.seed({seed})`."))
+    sec.blocks[:0] = intro
+    return cmp
+
+
+def _fmt_vec(x) -> str:
+    v = np.atleast_1d(np.asarray(x, dtype=float)).ravel()
+    return ", ".join(f"{e:.10g}" for e in v)
+
+
+def comparison_section(comparisons: List[CaseComparison]) -> Section:
+    """The top-level section: the summary of every case, then one child per case."""
+    sec = Section(SECTION_ID, SECTION_TITLE)
+    rows = [r for c in comparisons for r in c.rows]
+    sec.add(Text("Each method of this report computed again by CRAN iml in R, with the same model, data, "
+                 "arguments and seed. Max abs diff is over every numeric value of the results (and fields such "
+                 "as r.squared); largest |value| is the largest absolute iml value."))
+    if rows:
+        sec.add(Table(pd.DataFrame(rows), caption="Max abs difference per method", digits=4, max_rows=None,
+                      sci_columns=["max abs diff"]))
+    sec.children = [c.section for c in comparisons]
+    return sec

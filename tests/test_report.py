@@ -1,0 +1,331 @@
+"""The HTML report and the command line (`python -m pyiml report|demo`)."""
+import base64
+import html as html_lib
+import pickle
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import pyiml
+from pyiml.__main__ import main
+from pyiml.report import METHODS, Settings, available_methods, build_report, demo_cases, resolve_methods
+from pyiml.report import build as build_mod
+from pyiml.report import html as H
+from pyiml.report import r_side
+
+# Section anchors each method adds to a case (the case key is prepended).
+SECTION_OF = {
+    "FeatureImp": ["featureimp"],
+    "FeatureEffect": ["effects"],
+    "FeatureEffects": ["featureeffects"],
+    "Interaction": ["interaction", "interaction-2way"],
+    "Shapley": ["shapley", "shapley-row", "shapley-batch"],
+    "LocalModel": ["localmodel"],
+    "TreeSurrogate": ["treesurrogate"],
+}
+
+
+def _ids(page: str):
+    return re.findall(r'<section id="([^"]+)"', page)
+
+
+def _images(page: str):
+    return re.findall(r'<img src="([^"]+)"', page)
+
+
+def _no_r(monkeypatch):
+    from r_bridge import session
+
+    monkeypatch.setattr(session, "availability_problem", lambda packages=(): "R is not installed (test)")
+
+
+@pytest.fixture(scope="module")
+def no_r_report(tmp_path_factory):
+    """Both demo models, every available method, small settings, R made unavailable."""
+    mp = pytest.MonkeyPatch()
+    _no_r(mp)
+    try:
+        out = tmp_path_factory.mktemp("report")
+        res = build_report(demo_cases(), out_dir=out, settings=Settings.small(), r_seed=1, progress=False)
+    finally:
+        mp.undo()
+    return res, res.path.read_text(encoding="utf-8")
+
+
+# ---------------------------------------------------------------------------- the report
+def test_report_has_every_section_of_every_available_method(no_r_report):
+    res, page = no_r_report
+    assert res.failures == []
+    ids = _ids(page)
+    assert len(ids) == len(set(ids))
+    for key in ("diabetes", "iris"):
+        assert f"{key}-case" in ids and f"{key}-model" in ids
+        for m in available_methods():
+            for sid in SECTION_OF[m]:
+                assert f"{key}-{sid}" in ids, f"section {key}-{sid} of {m} missing"
+        for m in set(METHODS) - set(available_methods()):
+            for sid in SECTION_OF[m]:
+                assert f"{key}-{sid}" not in ids
+    # every section is linked from the table of contents
+    toc = page.split('<nav class="toc"', 1)[1].split("</nav>", 1)[0]
+    for sid in ids:
+        if not re.match(r"cran-iml-[a-z]+-", sid):  # per-method comparison tables are not listed
+            assert f'href="#{sid}"' in toc
+
+
+def test_report_is_self_contained_and_images_are_png(no_r_report):
+    _, page = no_r_report
+    imgs = _images(page)
+    assert len(imgs) >= 2 * len(available_methods())
+    for src in imgs:
+        assert src.startswith("data:image/png;base64,")
+        raw = base64.b64decode(src.split(",", 1)[1])
+        assert raw[:8] == b"\x89PNG\r\n\x1a\n" and len(raw) > 1000
+    assert not re.search(r'(src|href)="(https?:|//)', page)
+    assert "<script" not in page
+
+
+def test_report_without_r_says_how_to_get_the_comparison(no_r_report):
+    res, page = no_r_report
+    assert res.r_problem == "R is not installed (test)"
+    assert res.comparisons == []
+    assert html_lib.escape(r_side.MISSING_LINE).replace("`make test`", "<code>make test</code>") in page
+    assert page.count("make test</code> once") == 1
+    sec = page.split(f'<section id="{r_side.SECTION_ID}"', 1)[1]
+    assert "<table" not in sec and "<img" not in sec
+
+
+def test_report_numbers_are_the_methods_results(no_r_report):
+    res, _ = no_r_report
+    case = res.cases[0]
+    run = next(r for r in case.runs if r.method == "FeatureImp")
+    imp = pyiml.FeatureImp(case.predictor, random_state=pyiml.RRandom(1), **run.kwargs)
+    pd.testing.assert_frame_equal(run.outputs["results"], imp.results)
+    assert list(imp.results.columns) == ["feature", "importance.05", "importance", "importance.95",
+                                         "permutation.error"]
+
+
+def test_sections_follow_the_requested_methods(tmp_path, monkeypatch):
+    _no_r(monkeypatch)
+    cases = demo_cases()[:1]
+    res = build_report(cases, out_dir=tmp_path, methods=["shapley"], settings=Settings.small(), seed=3,
+                       progress=False)
+    ids = _ids(res.path.read_text(encoding="utf-8"))
+    assert "diabetes-shapley" in ids and "diabetes-shapley-batch" in ids
+    assert not any(i.endswith(("featureimp", "interaction", "treesurrogate", "localmodel")) for i in ids)
+    assert [r.method for r in res.cases[0].runs] == ["Shapley", "Shapley"]
+
+
+def test_explain_case_on_a_subset_keeps_the_explained_row():
+    from pyiml.report import explain_case
+
+    case = demo_cases()[0]
+    case.row = 300
+    settings = Settings.small()
+    res = explain_case(case, methods=["LocalModel"], settings=settings, progress=False)
+    assert len(res.data) == settings.max_rows
+    (run,) = res.runs
+    expected = case.data.drop(columns=case.target).iloc[[300]].reset_index(drop=True)
+    pd.testing.assert_frame_equal(run.kwargs["x_interest"], expected)
+    assert [c.id for c in res.section.children] == ["diabetes-model", "diabetes-localmodel"]
+
+
+def test_default_methods_are_the_available_ones(monkeypatch):
+    assert resolve_methods(None) == [m for m in METHODS if hasattr(pyiml, m)]
+    monkeypatch.setattr(build_mod, "available_methods", lambda: ["FeatureImp", "Shapley"])
+    assert resolve_methods(None) == ["FeatureImp", "Shapley"]
+    assert resolve_methods(["shapley", "FEATUREIMP"]) == ["FeatureImp", "Shapley"]
+    with pytest.raises(ValueError, match="'LocalModel' is not available in this pyiml"):
+        resolve_methods(["LocalModel"])
+    with pytest.raises(ValueError, match="unknown method 'Lime'"):
+        resolve_methods(["Lime"])
+
+
+@pytest.mark.r
+def test_report_compares_every_method_with_cran_iml(r, tmp_path):
+    res = build_report(demo_cases(), out_dir=tmp_path, settings=Settings.small(), r_seed=7, progress=False)
+    assert res.failures == []
+    page = res.path.read_text(encoding="utf-8")
+    assert r_side.MISSING_LINE not in page
+    rows = [row for c in res.comparisons for row in c.rows]
+    assert {row["model"] for row in rows} == {"diabetes", "iris"}
+    runs = [run for c in res.cases for run in c.runs]
+    assert len(rows) == len(runs)
+    for row in rows:
+        assert row["agreement"] in ("identical", "equal (rel. ≤ 1e-10)"), row
+        assert row["max abs diff"] <= 1e-10 * max(row["largest |value|"], 1.0), row
+    ids = _ids(page)
+    assert r_side.SECTION_ID in ids
+    for c in res.comparisons:
+        assert f"{r_side.SECTION_ID}-{c.key}" in ids
+
+
+@pytest.mark.r
+def test_comparison_recomputes_random_methods_with_r_draws_under_numpy_seed(r, tmp_path):
+    case = demo_cases()[0]
+    res = build_report([case], out_dir=tmp_path, methods=["FeatureImp"], settings=Settings.small(), seed=5,
+                       progress=False)
+    assert res.failures == []
+    (row,) = res.comparisons[0].rows
+    assert row["agreement"] in ("identical", "equal (rel. ≤ 1e-10)")
+    assert "recomputed" in res.path.read_text(encoding="utf-8")
+
+
+def test_diff_outputs_detects_differences():
+    a = pd.DataFrame({"f": ["x", "y"], "v": [1.0, 2.0]})
+    d, s, p = r_side.diff_outputs(a, a.copy())
+    assert (d, s, p) == (0.0, 2.0, [])
+    b = a.assign(v=[1.0, 2.5])
+    assert r_side.diff_outputs(a, b)[0] == pytest.approx(0.5)
+    assert r_side.diff_outputs(a, a.assign(f=["x", "z"]))[2]
+    assert r_side.diff_outputs(a, a.rename(columns={"v": "w"}))[0] == np.inf
+    assert r_side.diff_outputs({"a": a}, {"a": b})[0] == pytest.approx(0.5)
+    assert r_side.diff_outputs(np.array([1.0, 2.0]), [1.0, 2.0 + 1e-3])[0] == pytest.approx(1e-3)
+
+
+# ---------------------------------------------------------------------------- html helpers
+@pytest.mark.parametrize("value, digits, expected", [
+    (0.123456, 4, "0.1235"), (1234.5678, 4, "1235"), (123456.7, 4, "123457"), (2e-7, 3, "2.00e-07"),
+    (0.0, 4, "0"), (np.nan, 4, "NaN"), (np.inf, 4, "Inf"), (-np.inf, 4, "-Inf"), (7, 4, "7"),
+    (np.int64(12), 4, "12"), (None, 4, "NA"), (True, 4, "TRUE"), ("a<b", 4, "a<b"),
+])
+def test_format_number(value, digits, expected):
+    assert H.format_number(value, digits) == expected
+
+
+def test_render_escapes_and_rejects_duplicate_ids():
+    table = H.Table(pd.DataFrame({"k": ["<i>"], "v": [1.5]}), caption="cap", max_rows=None)
+    sec = H.Section("a", "Title <b>", [H.Text("x < y and `code`"), table])
+    page = H.render(H.Report("R & D", sections=[sec]))
+    assert "<title>R &amp; D</title>" in page
+    assert "Title &lt;b&gt;" in page and "x &lt; y and <code>code</code>" in page
+    assert "&lt;i&gt;" in page and '<td class="num">1.5</td>' in page
+    with pytest.raises(ValueError, match="duplicated section ids"):
+        H.render(H.Report("t", sections=[H.Section("a", "1"), H.Section("a", "2")]))
+
+
+def test_table_shows_at_most_max_rows():
+    t = H.Table(pd.DataFrame({"v": np.arange(50.0)}), caption="values", max_rows=10)
+    page = H.render(H.Report("t", sections=[H.Section("s", "s", [t])]))
+    assert "values (first 10 of 50 rows)" in page
+    assert page.count("<tr>") == 11
+
+
+# ---------------------------------------------------------------------------- command line
+@pytest.fixture(scope="module")
+def user_files(tmp_path_factory):
+    from sklearn.linear_model import Ridge
+
+    d = tmp_path_factory.mktemp("cli")
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"a": rng.normal(size=60), "b": rng.uniform(size=60), "c": rng.normal(size=60)})
+    df["y"] = 2 * df["a"] - df["b"] + 0.5 * df["a"] * df["c"] + rng.normal(scale=0.1, size=60)
+    df.to_csv(d / "data.csv", index=False)
+    with open(d / "model.pkl", "wb") as fh:
+        pickle.dump(Ridge(alpha=0.1).fit(df[["a", "b", "c"]], df["y"]), fh)
+    with open(d / "notamodel.pkl", "wb") as fh:
+        pickle.dump({"coef": [1, 2]}, fh)
+    (d / "garbage.pkl").write_bytes(b"not a pickle")
+    return d
+
+
+def _cli(args, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(args)
+    captured = capsys.readouterr()
+    return exc.value.code, captured.out, captured.err
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"--data": "missing.csv"}, "--data: no such file"),
+    ({"--model": "missing.pkl"}, "--model: no such file"),
+    ({"--target": "nope"}, r"--target: 'nope' is not a column of data\.csv \(columns: a, b, c, y\)"),
+    ({"--model": "notamodel.pkl"}, "the object in .*notamodel.pkl \\(dict\\) has no predict method"),
+    ({"--model": "garbage.pkl"}, "cannot load .*garbage.pkl with pickle or joblib"),
+    ({"--methods": "FeatureImp,Lime"}, "unknown method 'Lime'"),
+    ({"--row": "60"}, "--row: 60 is outside the data"),
+    ({"--loss": "hinge"}, "--loss: unknown loss 'hinge'"),
+])
+def test_cli_usage_errors_exit_2_with_a_message(user_files, tmp_path, capsys, change, message):
+    opts = {"--data": "data.csv", "--target": "y", "--model": "model.pkl"}
+    opts.update(change)
+    args = ["report"]
+    for k, v in opts.items():
+        if k in ("--data", "--model"):
+            v = str(user_files / v)
+        args += [k, v]
+    code, out, err = _cli(args + ["--out", str(tmp_path), "--quiet"], capsys)
+    assert code == 2
+    assert out == ""
+    assert re.search(message, err), err
+    assert err.startswith("usage: pyiml report") and "Traceback" not in err
+    assert not (tmp_path / "index.html").exists()
+
+
+def test_cli_unavailable_method_is_a_usage_error(user_files, tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(build_mod, "available_methods", lambda: ["FeatureImp"])
+    code, _, err = _cli(["report", "--data", str(user_files / "data.csv"), "--target", "y", "--model",
+                         str(user_files / "model.pkl"), "--methods", "TreeSurrogate", "--out", str(tmp_path)], capsys)
+    assert code == 2 and "'TreeSurrogate' is not available in this pyiml (it provides FeatureImp)" in err
+
+
+def test_cli_seed_options_exclude_each_other(capsys):
+    code, _, err = _cli(["demo", "--seed", "1", "--r-seed", "2"], capsys)
+    assert code == 2 and "not allowed with argument" in err
+
+
+def test_cli_without_command_prints_usage(capsys):
+    assert main([]) == 2
+    assert "choose a command" in capsys.readouterr().err
+
+
+def test_cli_report_prints_only_the_location(user_files, tmp_path, capsys, monkeypatch):
+    _no_r(monkeypatch)
+    out_dir = tmp_path / "rep"
+    code = main(["report", "--data", str(user_files / "data.csv"), "--target", "y", "--model",
+                 str(user_files / "model.pkl"), "--out", str(out_dir), "--quick", "--methods", "FeatureImp",
+                 "Shapley", "--r-seed", "3", "--row", "5"])
+    captured = capsys.readouterr()
+    assert code == 0
+    assert captured.out == f"Report written to {(out_dir / 'index.html').resolve()}\n"
+    assert captured.err == ""
+    page = (out_dir / "index.html").read_text(encoding="utf-8")
+    assert "model-featureimp" in page and "model-shapley-row" in page and "Row 5" in page
+    assert "RRandom(3)" in page
+
+
+def test_cli_reads_text_columns_as_categoricals_when_the_model_takes_them(tmp_path):
+    from pyiml.__main__ import _load_data, _predictable, build_parser
+
+    path = tmp_path / "d.csv"
+    pd.DataFrame({"a": [1.5, 2.0, 3.0], "city": ["x", "y", "x"], "n": [1, 2, 3], "t": ["u", "v", "u"]}).to_csv(
+        path, index=False)
+    parser = build_parser()
+    data = _load_data(parser, path, "t", model=None)
+
+    class Model:
+        def __init__(self, accept_categorical):
+            self.accept = accept_categorical
+
+        def predict(self, X):
+            if not self.accept and isinstance(X["city"].dtype, pd.CategoricalDtype):
+                raise TypeError("strings only")
+            return np.zeros(len(X))
+
+    taken = _predictable(parser, Model(True), data, "t")
+    assert list(taken.dtypes.astype(str)) == ["float64", "category", "int64", "category"]
+    assert list(taken["city"].cat.categories) == ["x", "y"]
+    as_read = _predictable(parser, Model(False), data, "t")
+    assert list(as_read.dtypes.astype(str)) == ["float64", "object", "int64", "object"]
+
+
+def test_python_m_pyiml_subprocess_errors_have_no_traceback(tmp_path):
+    res = subprocess.run([sys.executable, "-m", "pyiml", "report", "--data", str(tmp_path / "x.csv"), "--target",
+                          "y", "--model", str(tmp_path / "m.pkl")], capture_output=True, text=True, timeout=120)
+    assert res.returncode == 2
+    assert "--data: no such file" in res.stderr and "Traceback" not in res.stderr
+    assert res.stdout == ""
