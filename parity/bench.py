@@ -77,6 +77,7 @@ class Case:
     sklearn: Optional[Callable[[], object]] = None
     floor: Optional[Callable[[], object]] = None
     data: Optional[pd.DataFrame] = None   # the data the R side gets (features + y)
+    r_scale: float = 1.0                    # R time × this (R runs a fraction of the work)
     repeats: Optional[int] = None
 
 
@@ -109,11 +110,13 @@ _R_SETUP = """function(X, y, repeats, code) {
   predictor <- iml::Predictor$new(data = cbind(X, y = y), y = "y", predict.function = f, batch.size = 100000)
   expr <- parse(text = code)
   times <- numeric(repeats)
-  for (i in seq_len(repeats)) {
-    set.seed(i)
+  for (rep in seq_len(repeats)) {
+    set.seed(rep)
+    env <- new.env()  # the timed code's own variables (e.g. a loop's i) stay there
+    env$predictor <- predictor; env$X <- X
     t0 <- proc.time()[["elapsed"]]
-    eval(expr)
-    times[i] <- proc.time()[["elapsed"]] - t0
+    eval(expr, env)
+    times[rep] <- proc.time()[["elapsed"]] - t0
   }
   median(times)
 }""" % FRIEDMAN_R.replace('"', '\\"')
@@ -145,6 +148,8 @@ def run_cases(cases: List[Case], repeats: int) -> pd.DataFrame:
         t_sk = _median_time(c.sklearn, rep) if c.sklearn else None
         t_fl = _median_time(c.floor, rep) if c.floor else None
         t_r = time_r(c.r_code, c.data, rep) if c.r_code is not None and c.data is not None else None
+        if t_r is not None:
+            t_r *= c.r_scale
         rows.append({
             "method": c.method, "n": c.n, "pyiml s": t_py, "R iml s": t_r, "sklearn s": t_sk, "floor s": t_fl,
             "pyiml/R": t_py / t_r if t_r else None, "pyiml/sklearn": t_py / t_sk if t_sk else None,

@@ -75,10 +75,10 @@ def bench_cases(n: int) -> List[Case]:
              pyiml=lambda: pyiml.Shapley(predictor, x_interest=x1, sample_size=100, random_state=1),
              r_code="Shapley$new(predictor, x.interest = X[1, ], sample.size = 100)",
              floor=_floor(X, 2 * 100 * p), data=data),
-        Case("Shapley 100 rows (M 100)", n,
+        Case("Shapley 100 rows (M 100; R: 10 rows x 10)", n,
              pyiml=lambda: pyiml.Shapley(predictor, x_interest=x100, sample_size=100, random_state=1),
              r_code=("s <- Shapley$new(predictor, x.interest = X[1, ], sample.size = 100); "
-                     "for (i in 2:100) s$explain(X[i, ])"),
+                     "for (i in 2:10) s$explain(X[i, ])"), r_scale=10.0,
              floor=_floor(X, 100 * 2 * 100 * p), data=data),
         Case("LocalModel (k 3)", n,
              pyiml=lambda: pyiml.LocalModel(predictor, x_interest=x1, k=3),

@@ -27,6 +27,11 @@ class InterpretationMethod:
     :meth:`_aggregate` (returns the results DataFrame), and :meth:`_plot` (returns a
     matplotlib Figure).
 
+    Parameters
+    ----------
+    predictor : Predictor
+        The model and data to explain.
+
     Attributes
     ----------
     predictor : Predictor

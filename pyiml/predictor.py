@@ -14,7 +14,7 @@ import pandas as pd
 
 from .data import Data
 
-__all__ = ["Predictor"]
+__all__ = ["Predictor", "prediction_function"]
 
 _TYPES_PROB = (None, "prob", "proba", "probability")
 _TYPES_CLASS = ("class", "response", "label")
@@ -67,6 +67,62 @@ def _to_frame(raw, vector_name: str, matrix_prefix: str) -> pd.DataFrame:
     if arr.ndim == 2:
         return _unnamed_matrix_frame(arr, matrix_prefix)
     raise ValueError(f"the model returned an array of shape {arr.shape}; predictions must be 1-d or 2-d")
+
+
+def _statsmodels_predict(m, newdata):
+    if getattr(m.model, "formula", None) is not None:
+        return np.asarray(m.predict(newdata))
+    names = list(getattr(m.model, "exog_names", []) or [])
+    X = newdata.copy()
+    for c in names:
+        if c not in X.columns and c.lower() in ("const", "intercept"):
+            X[c] = 1.0
+    missing = [c for c in names if c not in X.columns]
+    if missing:
+        raise ValueError(f"the statsmodels model needs exog column(s) {missing} that data does not have")
+    return np.asarray(m.predict(X[names]))
+
+
+def prediction_function(model=None, predict_function: Optional[Callable] = None,
+                        type: Optional[str] = None) -> Callable[[pd.DataFrame], pd.DataFrame]:
+    """The function that turns ``newdata`` into a prediction frame with iml's column names.
+
+    R equivalent: iml's internal ``create_predict_fun(model, task, predict.function, type)``
+    (spec §4.1). Used by :class:`Predictor` and by :func:`r_bridge.as_r_predict_function`, so a
+    Python model gives the same columns in pyiml and inside R's iml.
+
+    Parameters
+    ----------
+    model : object, optional
+        A scikit-learn estimator, statsmodels results, an object with ``_pyiml_predict`` (such
+        as :class:`r_bridge.RModel`), or anything with ``predict``.
+    predict_function : callable, optional
+        ``f(newdata)`` without a model (vector → column ``pred``, unnamed matrix → ``X1``, …),
+        ``f(model, newdata)`` with one (vector → ``..prediction``).
+    type : str, optional
+        For classifiers: None/"prob" → ``predict_proba``; "class"/"response" → one-hot labels.
+
+    Returns
+    -------
+    callable
+        ``f(newdata: DataFrame) -> DataFrame``.
+    """
+    m, f = model, predict_function
+    if m is None:
+        return lambda nd: _to_frame(f(nd), "pred", "X")
+    if f is not None:
+        return lambda nd: _to_frame(f(m, nd), "..prediction", "..prediction")
+    if hasattr(m, "_pyiml_predict"):
+        return m._pyiml_predict
+    if _is_sklearn_classifier(m):
+        if type in _TYPES_PROB and hasattr(m, "predict_proba"):
+            return lambda nd: pd.DataFrame(np.asarray(m.predict_proba(nd)), columns=[str(c) for c in m.classes_])
+        if type in _TYPES_PROB or type in _TYPES_CLASS:
+            return lambda nd: _one_hot(np.asarray(m.predict(nd)), m.classes_)
+        raise ValueError(f"type={type!r} is not known for a scikit-learn classifier: use 'prob' or 'class'")
+    if _is_statsmodels_results(m):
+        return lambda nd: _to_frame(_statsmodels_predict(m, nd), "pred", "X")
+    return lambda nd: _to_frame(m.predict(nd), "pred", "X")
 
 
 class Predictor:
@@ -161,6 +217,7 @@ class Predictor:
         self.type = type
         self.batch_size = int(batch_size)
         self.task = self._infer_task()
+        self._prediction_function = prediction_function(model, predict_function, type)
         self.output_names: Optional[List[str]] = None
         self._raw_names: Optional[List[str]] = None
         self._col_index: Optional[np.ndarray] = None
@@ -180,38 +237,7 @@ class Predictor:
         return "unknown"
 
     def _raw_predict(self, newdata: pd.DataFrame) -> pd.DataFrame:
-        m, f = self.model, self.predict_function
-        if m is None:
-            return _to_frame(f(newdata), "pred", "X")
-        if f is not None:
-            return _to_frame(f(m, newdata), "..prediction", "..prediction")
-        if hasattr(m, "_pyiml_predict"):
-            return m._pyiml_predict(newdata)
-        if _is_sklearn_classifier(m):
-            t = self.type
-            if t in _TYPES_PROB and hasattr(m, "predict_proba"):
-                proba = np.asarray(m.predict_proba(newdata))
-                return pd.DataFrame(proba, columns=[str(c) for c in m.classes_])
-            if t in _TYPES_PROB or t in _TYPES_CLASS:
-                return _one_hot(np.asarray(m.predict(newdata)), m.classes_)
-            raise ValueError(f"type={t!r} is not known for a scikit-learn classifier: use 'prob' or 'class'")
-        if _is_statsmodels_results(m):
-            return _to_frame(self._statsmodels_predict(m, newdata), "pred", "X")
-        return _to_frame(m.predict(newdata), "pred", "X")
-
-    @staticmethod
-    def _statsmodels_predict(m, newdata):
-        if getattr(m.model, "formula", None) is not None:
-            return np.asarray(m.predict(newdata))
-        names = list(getattr(m.model, "exog_names", []) or [])
-        X = newdata.copy()
-        for c in names:
-            if c not in X.columns and c.lower() in ("const", "intercept"):
-                X[c] = 1.0
-        missing = [c for c in names if c not in X.columns]
-        if missing:
-            raise ValueError(f"the statsmodels model needs exog column(s) {missing} that data does not have")
-        return np.asarray(m.predict(X[names]))
+        return self._prediction_function(newdata)
 
     # ------------------------------------------------------------------ prediction
     def predict(self, newdata: pd.DataFrame) -> pd.DataFrame:

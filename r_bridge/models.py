@@ -84,8 +84,6 @@ _R_WRAP_PY = """function(py_fun) {
   }
 }"""
 
-_TYPES_PROB = (None, "prob", "proba", "probability")
-_TYPES_CLASS = ("class", "response", "label")
 
 # Python callbacks handed to R: kept here so they are never garbage collected while R holds
 # the closure (R has only an external pointer to them).
@@ -292,68 +290,20 @@ class RFunction:
 
 
 # ---------------------------------------------------------------------------- Python → R
-def _is_sklearn_classifier(model) -> bool:
-    return getattr(model, "_estimator_type", None) == "classifier" or (
-        hasattr(model, "classes_") and hasattr(model, "predict_proba"))
+def _python_predictor(model, type_: Optional[str]) -> Callable[[pd.DataFrame], pd.DataFrame]:
+    """The prediction function pyiml's Predictor uses for ``model`` (same column names)."""
+    from pyiml.predictor import prediction_function
 
-
-def _one_hot(labels, classes) -> pd.DataFrame:
-    labels = np.asarray(labels)
-    return pd.DataFrame({str(c): (labels == c).astype(float) for c in classes})
-
-
-def _python_predictor(model, type_: Optional[str]) -> Callable[[pd.DataFrame], Any]:
-    """The Python prediction function pyiml's Predictor would use for ``model``."""
-    if hasattr(model, "_pyiml_predict"):
-        return model._pyiml_predict
-    if _is_sklearn_classifier(model):
-        if type_ in _TYPES_PROB and hasattr(model, "predict_proba"):
-            def prob(nd):
-                return pd.DataFrame(np.asarray(model.predict_proba(nd)), columns=[str(c) for c in model.classes_])
-            return prob
-        if type_ in _TYPES_PROB or type_ in _TYPES_CLASS:
-            return lambda nd: _one_hot(np.asarray(model.predict(nd)), model.classes_)
-        raise ValueError(f"type={type_!r} is not known for a scikit-learn classifier: use None/'prob' "
-                         "(predict_proba) or 'class' (one-hot labels)")
-    if hasattr(model, "predict") and callable(model.predict):
-        return model.predict
+    if hasattr(model, "_pyiml_predict") or hasattr(model, "predict"):
+        return prediction_function(model, None, type_)
     if callable(model):
-        return model
+        return prediction_function(None, model, None)
     raise TypeError(f"model must have a predict method or be a callable f(newdata), got {type(model).__name__}")
 
 
-def _labels_one_hot(values) -> pd.DataFrame:
-    if isinstance(values, pd.Series) and isinstance(values.dtype, pd.CategoricalDtype):
-        return _one_hot(values.to_numpy(), values.cat.categories)
-    arr = np.asarray(values, dtype=object)
-    return _one_hot(arr, sorted(pd.unique(arr)))
-
-
-def _prediction_to_r(out):
-    """A Python model's output → the R object iml turns into the same columns pyiml gives."""
-    import rpy2.rinterface as ri
-
-    if isinstance(out, pd.DataFrame):
-        frame = out.reset_index(drop=True)
-        frame.columns = [str(c) for c in frame.columns]
-        return convert.py2r(frame)
-    if isinstance(out, pd.Series):
-        if isinstance(out.dtype, pd.CategoricalDtype) or out.dtype == object or isinstance(out.dtype, pd.StringDtype):
-            return convert.py2r(_labels_one_hot(out))
-        return ri.FloatSexpVector.from_memoryview(memoryview(np.ascontiguousarray(out.to_numpy(dtype=float))))
-    arr = np.asarray(out)
-    if arr.ndim == 0:
-        arr = arr.reshape(1)
-    if arr.ndim == 1:
-        if arr.dtype.kind in "OUS":
-            return convert.py2r(_labels_one_hot(arr))
-        return ri.FloatSexpVector.from_memoryview(memoryview(np.ascontiguousarray(arr, dtype=np.float64)))
-    if arr.ndim == 2:
-        flat = np.ascontiguousarray(arr.astype(np.float64).ravel(order="F"))
-        vec = ri.FloatSexpVector.from_memoryview(memoryview(flat))
-        vec.do_slot_assign("dim", ri.IntSexpVector(list(arr.shape)))
-        return vec
-    raise ValueError(f"the Python model returned an array of shape {arr.shape}; predictions must be 1-d or 2-d")
+def _prediction_to_r(out: pd.DataFrame):
+    """A prediction frame → the R data.frame iml keeps as it is (same columns as pyiml's)."""
+    return convert.py2r(out)
 
 
 def as_r_predict_function(model, type: Optional[str] = None):
