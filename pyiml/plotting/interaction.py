@@ -1,13 +1,12 @@
 """Plot of :class:`pyiml.Interaction` results (iml's ``Interaction$plot()``)."""
 from __future__ import annotations
 
-import math
 
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from .shapley import facet_axes
+from ._common import faceted_figure
 
 __all__ = ["plot_interaction"]
 
@@ -21,16 +20,8 @@ def plot_interaction(results: pd.DataFrame, multiclass: bool, sort: bool = True)
     """
     res = results.reset_index(drop=True)
     if multiclass:
-        classes = list(res[".class"].cat.categories) if hasattr(res[".class"], "cat") else list(
-            dict.fromkeys(res[".class"]))
         levels = sorted(dict.fromkeys(res[".feature"].astype(str)))
-        ncol = max(1, math.ceil(math.sqrt(len(classes))))
-        fig = Figure(figsize=(3.2 * ncol, 0.6 + 0.35 * len(levels) * math.ceil(len(classes) / ncol)))
-        for ax, cl in zip(facet_axes(fig, len(classes)), classes):
-            _draw(ax, res[res[".class"].astype(str) == str(cl)], levels)
-            ax.set_title(str(cl), fontsize=9)
-        fig.tight_layout()
-        return fig
+        return faceted_figure(res, ".class", len(levels), lambda ax, sub: _draw(ax, sub, levels))
     feats = res[".feature"].astype(str).tolist()
     if sort:
         levels = [feats[i] for i in np.argsort(res[".interaction"].to_numpy(), kind="stable")]

@@ -1,13 +1,12 @@
 """Plot of :class:`pyiml.LocalModel` results (iml's ``LocalModel$plot()``)."""
 from __future__ import annotations
 
-import math
 from typing import List, Optional
 
 import pandas as pd
 from matplotlib.figure import Figure
 
-from .shapley import facet_axes
+from ._common import faceted_figure, hbars
 
 __all__ = ["plot_local_model"]
 
@@ -42,15 +41,8 @@ def plot_local_model(results: pd.DataFrame, multiclass: bool, actual: Optional[f
     res = results.reset_index(drop=True)
     levels = _reorder(res) if len(res) else []
     if multiclass:
-        classes = list(dict.fromkeys(res[".class"].astype(str)))
-        ncol = max(1, math.ceil(math.sqrt(max(len(classes), 1))))
-        nrow = math.ceil(len(classes) / ncol)
-        fig = Figure(figsize=(3.6 * ncol, nrow * (1.2 + 0.4 * max(len(levels), 2))))
-        for ax, cl in zip(facet_axes(fig, len(classes)), classes):
-            _bars(ax, res[res[".class"].astype(str) == cl], levels)
-            ax.set_title(cl, fontsize=9)
-        fig.tight_layout()
-        return fig
+        return faceted_figure(res, ".class", len(levels), lambda ax, sub: _bars(ax, sub, levels), width=3.6,
+                              per_level=0.4)
     fig = Figure(figsize=(6, 1.0 + 0.4 * max(len(levels), 2)))
     ax = fig.add_subplot()
     _bars(ax, res, levels)
@@ -61,13 +53,4 @@ def plot_local_model(results: pd.DataFrame, multiclass: bool, actual: Optional[f
 
 
 def _bars(ax, res: pd.DataFrame, levels: List[str]) -> None:
-    pos = {f: i for i, f in enumerate(levels)}
-    y = [pos[f] for f in res["feature.value"].astype(str)]
-    ax.barh(y, res["effect"].to_numpy(dtype=float), color="0.35", height=0.9)
-    ax.set_yticks(range(len(levels)))
-    ax.set_yticklabels(levels)
-    ax.set_xlabel("effect")
-    ax.set_ylabel("")
-    ax.axvline(0, color="0.6", linewidth=0.8)
-    ax.grid(True, axis="x", color="0.92")
-    ax.set_axisbelow(True)
+    hbars(ax, res["feature.value"], res["effect"].to_numpy(dtype=float), levels, "effect", zero_line=True)

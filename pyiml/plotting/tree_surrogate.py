@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from .shapley import facet_axes
+from ._common import facet_axes
 
 __all__ = ["plot_tree_surrogate", "plot_tree_diagram"]
 

@@ -1,0 +1,58 @@
+"""Small drawing helpers the per-method plot modules share (facets, horizontal bars)."""
+from __future__ import annotations
+
+import math
+from typing import Callable, List, Sequence
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+__all__ = ["facet_axes", "class_list", "faceted_figure", "hbars"]
+
+
+def facet_axes(fig: Figure, n: int, sharex: bool = True) -> List:
+    """Axes for ``n`` facets laid out like ggplot's ``facet_wrap`` (ncol = ceil(sqrt(n)))."""
+    ncol = max(1, math.ceil(math.sqrt(n)))
+    nrow = math.ceil(n / ncol)
+    axes = []
+    for i in range(n):
+        share = axes[0] if (axes and sharex) else None
+        axes.append(fig.add_subplot(nrow, ncol, i + 1, sharex=share, sharey=axes[0] if axes else None))
+    return axes
+
+
+def class_list(col: pd.Series) -> list:
+    """The facet values of a class column: its categories, else values in order of appearance."""
+    return list(col.cat.categories) if hasattr(col, "cat") else list(dict.fromkeys(col))
+
+
+def faceted_figure(res: pd.DataFrame, class_col: str, n_levels: int,
+                   draw: Callable[[object, pd.DataFrame], None], width: float = 3.2,
+                   per_level: float = 0.35) -> Figure:
+    """One facet per value of ``class_col`` (ggplot ``facet_wrap``), each drawn by ``draw(ax, rows)``."""
+    classes = class_list(res[class_col])
+    ncol = max(1, math.ceil(math.sqrt(max(len(classes), 1))))
+    nrow = math.ceil(len(classes) / ncol)
+    fig = Figure(figsize=(width * ncol, 0.6 + per_level * max(n_levels, 2) * nrow))
+    for ax, cl in zip(facet_axes(fig, len(classes)), classes):
+        draw(ax, res[res[class_col].astype(str) == str(cl)])
+        ax.set_title(str(cl), fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def hbars(ax, labels: pd.Series, values: np.ndarray, levels: Sequence[str], xlabel: str,
+          zero_line: bool = False) -> None:
+    """Horizontal bars (ggplot ``geom_col`` + ``coord_flip``), one per row, placed at its label's level."""
+    pos = {f: i for i, f in enumerate(levels)}
+    y = [pos[f] for f in labels.astype(str)]
+    ax.barh(y, np.asarray(values, dtype=float), color="0.35", height=0.9)
+    ax.set_yticks(range(len(levels)))
+    ax.set_yticklabels(levels)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("")
+    if zero_line:
+        ax.axvline(0, color="0.6", linewidth=0.8)
+    ax.grid(True, axis="x", color="0.92")
+    ax.set_axisbelow(True)
