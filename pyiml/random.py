@@ -516,7 +516,7 @@ def next_rng_substream(seed) -> np.ndarray:
 # --------------------------------------------------------------------------------------------
 
 
-class _Core:
+class _Core(abc.ABC):
     """A stream of R's ``unif_rand()`` values with look-ahead.
 
     Values are generated in blocks and kept in ``_pending``; ``take`` hands out the next ones,
@@ -534,17 +534,21 @@ class _Core:
         self._consumed = 0
 
     # subclass hooks -------------------------------------------------------------------------
+    @abc.abstractmethod
     def _snapshot(self):
-        raise NotImplementedError
+        """Implemented by each generator kind."""
 
+    @abc.abstractmethod
     def _load(self, snap) -> None:
-        raise NotImplementedError
+        """Implemented by each generator kind."""
 
+    @abc.abstractmethod
     def _advance(self, snap, count: int):
-        raise NotImplementedError
+        """Implemented by each generator kind."""
 
+    @abc.abstractmethod
     def _generate(self, count: int) -> np.ndarray:
-        raise NotImplementedError
+        """Implemented by each generator kind."""
 
     # stream ------------------------------------------------------------------------------------
     def reserve(self, count: int) -> None:
