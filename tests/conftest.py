@@ -25,7 +25,7 @@ def r():
     if problem:
         if os.environ.get("PYIML_REQUIRE_R") == "1":
             pytest.fail(f"R is required for this test run but {problem}")
-        pytest.skip(f"R not available: {problem}")
+        pytest.skip(reason=f"R not available: {problem}")
     from r_bridge import session
 
     return session

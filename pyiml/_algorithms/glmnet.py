@@ -497,18 +497,25 @@ def _elnet_cov(g0, gram, xv, nlam, flmin, thr, maxit, ne, nx):
         except _MaxActiveReached:
             jerr = -10001 - m
             break
-        c = [a[k] for k in active]
-        coefs.append(c)
-        almo.append(alm)
-        rsqo.append(rsq)
         lmu = m + 1
-        if lmu < mnl or flmin >= 1.0:
-            continue
-        me = sum(1 for t in c if t != 0.0)
-        prop = math.inf if rsq == 0 else (rsq - rsq0) / rsq
-        if me > ne or prop < _FDEV or rsq > _DEVMAX:
+        if _store_and_stop(a, active, alm, rsq, rsq0, coefs, almo, rsqo, lmu, mnl, flmin, ne):
             break
     return coefs, active, almo, rsqo, nlp, jerr, lmu
+
+
+def _store_and_stop(a, active, alm, rsq, rsq0, coefs, almo, rsqo, lmu, mnl, flmin, ne) -> bool:
+    """Store the solution at one lambda; True when the path stops there (glmnetpp's rules:
+    after ``mnl`` lambdas, more than ``ne`` non-zero coefficients, a deviance-ratio change
+    below ``fdev`` or a deviance ratio above ``devmax``)."""
+    c = [a[k] for k in active]
+    coefs.append(c)
+    almo.append(alm)
+    rsqo.append(rsq)
+    if lmu < mnl or flmin >= 1.0:
+        return False
+    me = sum(1 for t in c if t != 0.0)
+    prop = math.inf if rsq == 0 else (rsq - rsq0) / rsq
+    return me > ne or prop < _FDEV or rsq > _DEVMAX
 
 
 def _cov_partial(a, g, C, xvl, active, is_act, ab, thr, maxit, nlp, rsq):
@@ -676,16 +683,8 @@ def _elnet_naive(X, r, xv, nlam, flmin, thr, maxit, ne, nx):
         except _MaxActiveReached:
             jerr = -10001 - m
             break
-        c = [a[k] for k in active]
-        coefs.append(c)
-        almo.append(alm)
-        rsqo.append(rsq)
         lmu = m + 1
-        if lmu < mnl or flmin >= 1.0:
-            continue
-        me = sum(1 for t in c if t != 0.0)
-        prop = math.inf if rsq == 0 else (rsq - rsq0) / rsq
-        if me > ne or prop < _FDEV or rsq > _DEVMAX:
+        if _store_and_stop(a, active, alm, rsq, rsq0, coefs, almo, rsqo, lmu, mnl, flmin, ne):
             break
     return coefs, active, almo, rsqo, nlp, jerr, lmu
 
