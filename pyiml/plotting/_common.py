@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-__all__ = ["facet_axes", "class_list", "faceted_figure", "hbars"]
+__all__ = ["facet_axes", "class_list", "faceted_figure", "hbars", "sorted_levels"]
 
 
 def facet_axes(fig: Figure, n: int, sharex: bool = True) -> List:
@@ -56,3 +56,12 @@ def hbars(ax, labels: pd.Series, values: np.ndarray, levels: Sequence[str], xlab
         ax.axvline(0, color="0.6", linewidth=0.8)
     ax.grid(True, axis="x", color="0.92")
     ax.set_axisbelow(True)
+
+
+def sorted_levels(labels: pd.Series, values: np.ndarray, sort: bool) -> List[str]:
+    """Axis order of the labels: by value (ascending, stable; largest ends at the top) when
+    ``sort``, else alphabetical, as ggplot orders characters."""
+    lab = labels.astype(str).tolist()
+    if sort:
+        return [lab[i] for i in np.argsort(np.asarray(values), kind="stable")]
+    return sorted(lab)

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from ._common import faceted_figure
+from ._common import faceted_figure, sorted_levels
 
 __all__ = ["plot_interaction"]
 
@@ -22,11 +22,7 @@ def plot_interaction(results: pd.DataFrame, multiclass: bool, sort: bool = True)
     if multiclass:
         levels = sorted(dict.fromkeys(res[".feature"].astype(str)))
         return faceted_figure(res, ".class", len(levels), lambda ax, sub: _draw(ax, sub, levels))
-    feats = res[".feature"].astype(str).tolist()
-    if sort:
-        levels = [feats[i] for i in np.argsort(res[".interaction"].to_numpy(), kind="stable")]
-    else:
-        levels = sorted(feats)
+    levels = sorted_levels(res[".feature"], res[".interaction"].to_numpy(), sort)
     fig = Figure(figsize=(6, 0.8 + 0.35 * max(len(levels), 2)))
     _draw(fig.add_subplot(), res, levels)
     fig.tight_layout()

@@ -3,13 +3,12 @@ from __future__ import annotations
 
 from typing import List
 
-import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from ._common import facet_axes, faceted_figure, hbars
+from ._common import faceted_figure, hbars, sorted_levels
 
-__all__ = ["plot_shapley", "facet_axes"]
+__all__ = ["plot_shapley"]
 
 
 def plot_shapley(results: pd.DataFrame, multiclass: bool, y_hat_interest=None, y_hat_average=None,
@@ -25,11 +24,7 @@ def plot_shapley(results: pd.DataFrame, multiclass: bool, y_hat_interest=None, y
     if multiclass:
         levels = sorted(dict.fromkeys(res["feature.value"].astype(str)))
         return faceted_figure(res, "class", len(levels), lambda ax, sub: _bars(ax, sub, levels))
-    fv = res["feature.value"].astype(str).tolist()
-    if sort:
-        levels = [fv[i] for i in np.argsort(res["phi"].to_numpy(), kind="stable")]
-    else:
-        levels = sorted(fv)
+    levels = sorted_levels(res["feature.value"], res["phi"].to_numpy(), sort)
     fig = Figure(figsize=(6, 0.8 + 0.35 * max(len(levels), 2)))
     ax = fig.add_subplot()
     _bars(ax, res, levels)

@@ -21,13 +21,12 @@ values, which costs more than predicting 2n / 4n rows with this closed form (a r
 prediction dominates instead). At n = 1000 the floor is a fraction of a millisecond and pyiml's
 fixed cost of a few milliseconds dominates; that ratio is reported, not asserted.
 """
-import time
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from parity.bench import FriedmanModel, friedman_data, friedman_f, time_r
+from parity.bench import FriedmanModel, best_time, friedman_data, friedman_f, time_r
 from pyiml import FeatureEffect, Predictor
 
 N = 1000
@@ -46,20 +45,11 @@ CASES = {
 }
 
 
-def _best(fn, repeats=3) -> float:
-    best = np.inf
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
-
-
 def _floor(X: pd.DataFrame, rows: int, chunk: int = 10 ** 6) -> float:
     """One model call on ``rows`` prebuilt rows (calls of ``chunk`` rows, scaled, beyond that)."""
     m = min(rows, chunk)
     big = X.iloc[np.arange(m) % len(X)].reset_index(drop=True)
-    return _best(lambda: friedman_f(big)) * rows / m
+    return best_time(lambda: friedman_f(big)) * rows / m
 
 
 def _report(benchmark, name, **ratios):
@@ -100,12 +90,12 @@ def test_feature_effect_vs_floor_and_sklearn(benchmark, sizes, case, n):
     fe = benchmark(run)
     assert len(fe.results) > 0
     reps = 2 if n == BIG and case.startswith("pdp") else 5
-    t_py = _best(run, reps)
+    t_py = best_time(run, reps)
     t_floor = _floor(X, per_row * n)
     ratios = dict(pyiml_s=t_py, pyiml_over_floor=t_py / t_floor)
     sk = _sklearn(case, X)
     if sk is not None:
-        t_sk = _best(sk, reps)
+        t_sk = best_time(sk, reps)
         ratios["sklearn_over_pyiml"] = t_sk / t_py
     _report(benchmark, f"FeatureEffect {case} n={n}", **ratios)
     if sk is not None:
@@ -130,7 +120,7 @@ def test_feature_effect_vs_r(benchmark, r, sizes, case):
     kwargs, _, r_code = CASES[case]
     run = lambda: FeatureEffect(p, **kwargs)
     benchmark(run)
-    t_py = _best(run, 10)
+    t_py = best_time(run, 10)
     t_r = time_r(r_code, data, 3)
     _report(benchmark, f"FeatureEffect {case} vs R (n={N})", r_s=t_r, r_over_pyiml=t_r / t_py)
     assert t_r / t_py >= 10

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from parity.bench import FriedmanModel, friedman_data, friedman_f, time_r
+from parity.bench import FriedmanModel, best_time, friedman_data, friedman_f, time_r
 from pyiml import FeatureImp, Interaction, Predictor, Shapley
 
 N = 1000
@@ -26,15 +26,7 @@ REPS = 5  # FeatureImp repetitions (sklearn: n_repeats)
 
 
 def _best(fn, repeats=5, clock=time.perf_counter) -> float:
-    """Best of ``repeats`` runs: wall time (compared with R's elapsed time), or CPU time with
-    ``clock=time.process_time`` for single-threaded Python-against-Python comparisons, which
-    other processes on the shared machine disturb less."""
-    best = np.inf
-    for _ in range(repeats):
-        t0 = clock()
-        fn()
-        best = min(best, clock() - t0)
-    return best
+    return best_time(fn, repeats, clock)
 
 
 def _cpu(fn, repeats=5) -> float:

@@ -9,25 +9,14 @@ Targets: LocalModel >= 2x and TreeSurrogate >= 5x faster than R iml. Both method
 every data row once, so the floor (one model call on the data) is reported too.
 The ratios are attached to each benchmark's ``extra_info`` and printed (``-s``).
 """
-import time
 import warnings
 
-import numpy as np
 import pytest
 
-from parity.bench import friedman_data, friedman_f, time_r
+from parity.bench import best_time, friedman_data, friedman_f, time_r
 from pyiml import LocalModel, Predictor, TreeSurrogate
 
 SIZES = {"n1000": 1000, "n100000": 100_000}
-
-
-def _best(fn, repeats=3) -> float:
-    best = np.inf
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
 
 
 def _report(benchmark, name, **values):
@@ -53,8 +42,8 @@ def test_local_model_vs_floor(benchmark, case):
     X = data.drop(columns="y")
     lm = benchmark(lambda: _local_model(p, X))
     assert 1 <= len(lm.results) <= 3
-    t = _best(lambda: _local_model(p, X))
-    floor = _best(lambda: friedman_f(X))
+    t = best_time(lambda: _local_model(p, X))
+    floor = best_time(lambda: friedman_f(X))
     _report(benchmark, f"LocalModel n={len(X)}", pyiml_s=t, pyiml_over_floor=t / floor)
 
 
@@ -63,8 +52,8 @@ def test_tree_surrogate_vs_floor(benchmark, case):
     X = data.drop(columns="y")
     ts = benchmark(lambda: TreeSurrogate(p, maxdepth=2))
     assert ts.results[".node"].nunique() == 4 and 0 < ts.r_squared < 1
-    t = _best(lambda: TreeSurrogate(p, maxdepth=2))
-    floor = _best(lambda: friedman_f(X))
+    t = best_time(lambda: TreeSurrogate(p, maxdepth=2))
+    floor = best_time(lambda: friedman_f(X))
     _report(benchmark, f"TreeSurrogate n={len(X)}", pyiml_s=t, pyiml_over_floor=t / floor)
 
 
@@ -73,7 +62,7 @@ def test_local_model_vs_r(benchmark, r, case):
     data, p = case
     X = data.drop(columns="y")
     benchmark(lambda: _local_model(p, X))
-    t_py = _best(lambda: _local_model(p, X))
+    t_py = best_time(lambda: _local_model(p, X))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         t_r = time_r("iml::LocalModel$new(predictor, x.interest = X[1, ], k = 3)", data, 3 if len(X) <= 1000 else 1)
@@ -86,7 +75,7 @@ def test_tree_surrogate_vs_r(benchmark, r, case):
     data, p = case
     X = data.drop(columns="y")
     benchmark(lambda: TreeSurrogate(p, maxdepth=2))
-    t_py = _best(lambda: TreeSurrogate(p, maxdepth=2))
+    t_py = best_time(lambda: TreeSurrogate(p, maxdepth=2))
     t_r = time_r("iml::TreeSurrogate$new(predictor, maxdepth = 2)", data, 3 if len(X) <= 1000 else 1)
     _report(benchmark, f"TreeSurrogate vs R n={len(X)}", pyiml_s=t_py, r_s=t_r, r_over_pyiml=t_r / t_py)
     assert t_r / t_py >= 5
