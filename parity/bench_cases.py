@@ -13,14 +13,133 @@ import pandas as pd
 from .bench import Case, FriedmanModel, friedman_data, friedman_f
 
 
-def _floor(X: pd.DataFrame, rows: int):
-    """One model call on ``rows`` rows (the design is built outside the timed call)."""
-    reps = -(-rows // len(X))
-    big = pd.concat([X] * reps, ignore_index=True).iloc[:rows]
-    return lambda: friedman_f(big)
+#: Floor designs larger than this are predicted in calls of this many rows (a design of 4 * 10^7
+#: rows would need gigabytes as one frame); the time still covers every row.
+FLOOR_CHUNK = 10 ** 6
+
+#: R iml is not run at sizes where it would predict more than this many rows in one call (its 2-D
+#: PDP at n = 100,000 has 4 * 10^7 rows, its Interaction 6 * 10^7, which need tens of GB in R).
+R_MAX_ROWS = 10 ** 7
+
+
+def _floor(X: pd.DataFrame, rows: int, predict=friedman_f):
+    """The model called on ``rows`` prebuilt rows: one call, or calls of :data:`FLOOR_CHUNK`
+    rows beyond that (the design is built outside the timed call)."""
+    m = min(rows, FLOOR_CHUNK)
+    big = pd.concat([X] * -(-m // len(X)), ignore_index=True).iloc[:m]
+    rest = pd.concat([X] * -(-(rows % m) // len(X)), ignore_index=True).iloc[: rows % m] if rows % m else None
+
+    def run():
+        for _ in range(rows // m):
+            predict(big)
+        if rest is not None:
+            predict(rest)
+
+    return run
+
+
+def _r(code: str, rows: int):
+    """``code`` when R iml's design of ``rows`` rows is feasible, else None (R not run)."""
+    return code if rows <= R_MAX_ROWS else None
+
+
+#: Largest n of model (b): R's randomForest predicts ~10^5 rows a second, so PDP/ICE and Interaction
+#: designs of n = 100,000 (2-6 * 10^6 rows) would take minutes on each side.
+RF_MAX_N = 1000
 
 
 def bench_cases(n: int) -> List[Case]:
+    """The cases of model (a), the closed form, then of model (b), an R randomForest, at ``n``."""
+    return closed_form_cases(n) + (random_forest_cases(n) if n <= RF_MAX_N else [])
+
+
+class _SkWrapper(FriedmanModel):
+    """A pyiml-style model (anything with ``predict`` on a frame) as a scikit-learn regressor."""
+
+    def __init__(self, predict):
+        self._predict = predict
+
+    def predict(self, X):
+        return np.asarray(self._predict(X), dtype=float).ravel()
+
+
+def random_forest_cases(n: int) -> List[Case]:
+    """Model (b): one R ``randomForest`` (50 trees) on the Friedman data, used by R's iml as its
+    ``model`` and by pyiml through :class:`r_bridge.RModel`, so every pyiml model call crosses
+    rpy2 and R's ``predict`` does the same work on both sides. Empty without R."""
+    try:
+        from r_bridge import RModel, convert, session
+
+        session.require(["iml", "randomForest"])
+    except Exception:
+        return []
+    import pyiml
+
+    data = friedman_data(n)
+    X = data.drop(columns="y")
+    y = data["y"].to_numpy()
+    p = X.shape[1]
+    ro = session.robjects()
+    with session.lock:
+        ro.globalenv[".pyiml_bench_friedman"] = convert.py2r(data)
+    rf = RModel("randomForest::randomForest(y ~ ., data = .pyiml_bench_friedman, ntree = 50)",
+                packages=["randomForest"], seed=1)
+    predictor = pyiml.Predictor(rf, data=data, y="y", batch_size=100_000)
+    model = _SkWrapper(lambda d: rf._pyiml_predict(d).iloc[:, 0].to_numpy())
+    x1 = X.iloc[[0]]
+    G = 20
+    label = "R randomForest"
+
+    def floor(rows: int):
+        return _floor(X, rows, rf._pyiml_predict)
+
+    common = dict(data=data, r_model=rf.r_object, model=label, repeats=3)
+    return [
+        Case("FeatureImp (mae, 5 reps)", n,
+             pyiml=lambda: pyiml.FeatureImp(predictor, loss="mae", n_repetitions=5, random_state=1),
+             r_code='FeatureImp$new(predictor, loss = "mae", n.repetitions = 5)',
+             sklearn=lambda: permutation_importance_(model, X, y), floor=floor(n * p * 5), **common),
+        Case("PDP+ICE 1-D (grid 20)", n,
+             pyiml=lambda: pyiml.FeatureEffect(predictor, "x1", method="pdp+ice", grid_size=G),
+             r_code='FeatureEffect$new(predictor, "x1", method = "pdp+ice", grid.size = 20)',
+             sklearn=lambda: partial_dependence_(model, X, ["x1"], "both", G), floor=floor(n * G), **common),
+        Case("ALE 1-D (grid 20)", n,
+             pyiml=lambda: pyiml.FeatureEffect(predictor, "x1", method="ale", grid_size=G),
+             r_code='FeatureEffect$new(predictor, "x1", method = "ale", grid.size = 20)',
+             floor=floor(2 * n), **common),
+        Case("Interaction two-way x1 (grid 30)", n,
+             pyiml=lambda: pyiml.Interaction(predictor, feature="x1", grid_size=30, random_state=1),
+             r_code='Interaction$new(predictor, feature = "x1", grid.size = 30)',
+             floor=floor((p - 1) * 3 * 30 * n), **common),
+        Case("Shapley 1 row (M 100)", n,
+             pyiml=lambda: pyiml.Shapley(predictor, x_interest=x1, sample_size=100, random_state=1),
+             r_code="Shapley$new(predictor, x.interest = X[1, ], sample.size = 100)",
+             floor=floor(2 * 100 * p), **common),
+        Case("LocalModel (k 3)", n,
+             pyiml=lambda: pyiml.LocalModel(predictor, x_interest=x1, k=3),
+             r_code="LocalModel$new(predictor, x.interest = X[1, ], k = 3)",
+             floor=floor(n), **common),
+        Case("TreeSurrogate (depth 2)", n,
+             pyiml=lambda: pyiml.TreeSurrogate(predictor, maxdepth=2),
+             r_code="TreeSurrogate$new(predictor, maxdepth = 2)",
+             floor=floor(n), **common),
+    ]
+
+
+def permutation_importance_(model, X, y):
+    from sklearn.inspection import permutation_importance
+
+    return permutation_importance(model, X, y, scoring="neg_mean_absolute_error", n_repeats=5, random_state=1)
+
+
+def partial_dependence_(model, X, features, kind, G):
+    from sklearn.inspection import partial_dependence
+
+    return partial_dependence(model, X, features, kind=kind, grid_resolution=G, method="brute", percentiles=(0, 1))
+
+
+def closed_form_cases(n: int) -> List[Case]:
+    """Model (a): the Friedman #1 closed form, written in Python and in R."""
     import pyiml
     from sklearn.inspection import partial_dependence, permutation_importance
 
@@ -51,7 +170,7 @@ def bench_cases(n: int) -> List[Case]:
              floor=_floor(X, n * G), data=data),
         Case("PDP 2-D (grid 20x20)", n,
              pyiml=lambda: pyiml.FeatureEffect(predictor, ["x1", "x2"], method="pdp", grid_size=G),
-             r_code='FeatureEffect$new(predictor, c("x1", "x2"), method = "pdp", grid.size = 20)',
+             r_code=_r('FeatureEffect$new(predictor, c("x1", "x2"), method = "pdp", grid.size = 20)', n * G * G),
              sklearn=lambda: partial_dependence(model, X, ["x1", "x2"], kind="average", grid_resolution=G,
                                                 method="brute", percentiles=(0, 1)),
              floor=_floor(X, n * G * G), data=data),
@@ -65,11 +184,11 @@ def bench_cases(n: int) -> List[Case]:
              floor=_floor(X, 4 * n), data=data),
         Case("Interaction overall (grid 30)", n,
              pyiml=lambda: pyiml.Interaction(predictor, grid_size=30, random_state=1),
-             r_code="Interaction$new(predictor, grid.size = 30)",
+             r_code=_r("Interaction$new(predictor, grid.size = 30)", p * (2 * 30 * n + 30)),
              floor=_floor(X, p * (2 * 30 * n + 30)), data=data),
         Case("Interaction two-way x1 (grid 30)", n,
              pyiml=lambda: pyiml.Interaction(predictor, feature="x1", grid_size=30, random_state=1),
-             r_code='Interaction$new(predictor, feature = "x1", grid.size = 30)',
+             r_code=_r('Interaction$new(predictor, feature = "x1", grid.size = 30)', (p - 1) * 3 * 30 * n),
              floor=_floor(X, (p - 1) * 3 * 30 * n), data=data),
         Case("Shapley 1 row (M 100)", n,
              pyiml=lambda: pyiml.Shapley(predictor, x_interest=x1, sample_size=100, random_state=1),

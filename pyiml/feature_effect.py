@@ -36,6 +36,7 @@ import pandas as pd
 from ._ale import AleCatPlan, AleNumCatPlan, AleNumNumPlan, AleNumPlan
 from ._algorithms.grids import anchor_grid, expand_grid, grid_1d, r_approx
 from ._base import InterpretationMethod
+from ._parallel import THREAD_MIN_BATCH, check_n_jobs, map_items
 from ._pdp import PDPPlan, encode_values, predict_blocks
 from .predictor import Predictor
 from .random import as_random_source
@@ -582,6 +583,13 @@ class FeatureEffects(InterpretationMethod):
         With :class:`pyiml.RRandom` the session generator advances as iml's two seeded
         ``future_lapply`` calls advance it (each feature draws from its own stream), so later
         random calls continue R's sequence.
+    n_jobs : int, default 1
+        Threads over groups of features (-1: all cores), each predicting its features' designs
+        in its own stream of batches. Threads are used only when the predictor's
+        ``batch_size`` is at least 10 000 rows (smaller model calls are dominated by Python
+        work that threads cannot share). Results do not depend on it.
+    progress : bool, default False
+        Show a tqdm progress bar over the features.
 
     Attributes
     ----------
@@ -606,8 +614,11 @@ class FeatureEffects(InterpretationMethod):
     """
 
     def __init__(self, predictor: Predictor, features: Optional[Sequence[str]] = None, method: Method = "ale",
-                 center_at: Optional[float] = None, grid_size: int = 20, random_state=None):
+                 center_at: Optional[float] = None, grid_size: int = 20, random_state=None, *,
+                 n_jobs: int = 1, progress: bool = False):
         super().__init__(predictor)
+        self.n_jobs = check_n_jobs(n_jobs)
+        self.progress = bool(progress)
         names = self.sampler.feature_names
         if features is None:
             feats = list(names)
@@ -645,8 +656,7 @@ class FeatureEffects(InterpretationMethod):
             effects[f] = FeatureEffect(self.predictor, f, method=self.method, center_at=centre,
                                        grid_size=self.grid_size, random_state=stream, _defer=True)
         plans = [fe._make_plan() for fe in effects.values()]
-        blocks = [b for p in plans for b in p.blocks]
-        preds = predict_blocks(self.predictor, blocks)
+        preds = self._predict_plans(plans)
         pos = 0
         for fe, plan in zip(effects.values(), plans):
             m = len(plan.blocks)
@@ -664,6 +674,20 @@ class FeatureEffects(InterpretationMethod):
         self.results = results
         self._multiclass = any(fe._multiclass for fe in effects.values())
         self._finished = True
+
+    def _predict_plans(self, plans) -> list:
+        """The predictions of every plan's blocks, in order: one stream of batches, or (threads
+        or a progress bar) one stream per group of consecutive features."""
+        blocks = [b for p in plans for b in p.blocks]
+        bs = self.predictor.batch_size
+        parallel = self.n_jobs > 1 and len(plans) > 1 and bs >= THREAD_MIN_BATCH
+        if not parallel and not self.progress:
+            return predict_blocks(self.predictor, blocks)
+        per = -(-len(plans) // self.n_jobs) if parallel else 1
+        groups = [plans[i:i + per] for i in range(0, len(plans), per)]
+        parts = map_items(lambda g: predict_blocks(self.predictor, [b for p in g for b in p.blocks]), groups,
+                          self.n_jobs if parallel else 1, bs, self.progress, "FeatureEffects")
+        return [x for part in parts for x in part]
 
     def _params_repr(self) -> list:
         return [f"features: {', '.join(self.features)}", f"grid size: {self.grid_size}"]

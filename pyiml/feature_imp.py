@@ -138,6 +138,8 @@ class FeatureImp(InterpretationMethod):
         self.on = on
         self._named_loss = isinstance(loss, str)
         self._rs = as_random_source(random_state)
+        # R's arithmetic only where the draws are R's too; otherwise numpy's (faster, same up to rounding)
+        self._eval_loss = get_loss(loss, exact=self._rs.r_exact)[0]
 
         self.features: Dict[str, List[str]] = self._check_features(features)
         data = self.sampler
@@ -146,7 +148,7 @@ class FeatureImp(InterpretationMethod):
         self._multiclass = preds.shape[1] > 1
         self._outputs = list(predictor.output_names)
         self._actual = self._prepare_actual(data.y.iloc[:, 0])
-        self.original_error = float(self.loss(self._loss_actual(np.arange(n)), self._q(preds)))
+        self.original_error = float(self._eval_loss(self._loss_actual(np.arange(n)), self._q(preds)))
         if self.original_error == 0 and self.compare == "ratio":
             warnings.warn("Model error is 0, switching from compare='ratio' to compare='difference'",
                           UserWarning, stacklevel=2)
@@ -241,12 +243,16 @@ class FeatureImp(InterpretationMethod):
         n, R = data.n_rows, self.n_repetitions
         groups = list(self.features.items())
         streams = self._rs.element_streams(len(groups))
-        perms = [np.asarray(s.permutations(n, R), dtype=np.intp).reshape(R, n) for s in streams]
+        if self._rs.r_exact:  # iml: each group draws from its own L'Ecuyer stream
+            perms = [np.asarray(s.permutations(n, R), dtype=np.intp).reshape(R, n) for s in streams]
+        else:  # the same R permutations for every group: each group's estimate is as random
+            perms = [np.asarray(streams[0].permutations(n, R), dtype=np.intp).reshape(R, n)] * len(groups)
         # chunks of whole groups, each at least one group and about max(batch_size, R*n) rows
         bs = self.predictor.batch_size
         chunks = [list(c) for c in split_chunks(len(groups), R * n, bs, self.n_jobs, self.progress)]
-        errs = map_items(lambda ch: self._chunk_errors(ch, groups, perms), chunks, self.n_jobs, bs, self.progress,
-                    "FeatureImp")
+        errors_of = self._chunk_errors_patched if self._patchable() else self._chunk_errors
+        errs = map_items(lambda ch: errors_of(ch, groups, perms), chunks, self.n_jobs, bs, self.progress,
+                         "FeatureImp")
         errors = np.concatenate(errs, axis=0) if errs else np.empty((0, R))
         self.errors = pd.DataFrame({
             "feature": np.repeat([g for g, _ in groups], R),
@@ -293,7 +299,48 @@ class FeatureImp(InterpretationMethod):
             for r in range(R):
                 lo = a * block + r * n
                 rows = pflat[lo:lo + n] if r_order else natural
-                out[a, r] = self.loss(self._loss_actual(rows), self._q(preds[lo:lo + n]))
+                out[a, r] = self._eval_loss(self._loss_actual(rows), self._q(preds[lo:lo + n]))
+        return out
+
+    def _patchable(self) -> bool:
+        """Whether designs can be patched in place: all-float data, row order free (not R-exact),
+        and whole data copies per model call (``batch_size >= n``)."""
+        return self.sampler.all_float and not self._rs.r_exact and self.predictor.batch_size >= self.sampler.n_rows
+
+    def _chunk_errors_patched(self, chunk: List[int], groups, perms) -> np.ndarray:
+        """Errors (len(chunk), R) as :meth:`_chunk_errors` computes them with a non-R source, with
+        less copying: one buffer holds the data repeated ``batch_size // n`` times, and for each
+        batch only the permuted groups' columns are written (and restored after the model call).
+        All-float data only; the model must not keep a reference to its input frame."""
+        data = self.sampler
+        n, R = data.n_rows, self.n_repetitions
+        names = data.feature_names
+        enc = data.encoded()
+        base = np.empty((len(names), n))
+        for j, c in enumerate(names):
+            base[j] = enc[c]
+        col_idx = {c: j for j, c in enumerate(names)}
+        blocks = [(a, r) for a in range(len(chunk)) for r in range(R)]
+        per = max(1, self.predictor.batch_size // n)
+        per = min(per, len(blocks))
+        buf = np.empty((len(names), per * n))
+        buf.reshape(len(names), per, n)[:] = base[:, None, :]
+        out = np.empty((len(chunk), R))
+        actual = self._loss_actual(np.arange(n))
+        for s in range(0, len(blocks), per):
+            todo = blocks[s:s + per]
+            m = len(todo) * n
+            written = []
+            for k, (a, r) in enumerate(todo):
+                cols = [col_idx[c] for c in groups[chunk[a]][1]]
+                buf[cols, k * n:(k + 1) * n] = base[cols][:, perms[chunk[a]][r]]
+                written.append((cols, k))
+            frame = pd.DataFrame(buf[:, :m].T, columns=names, copy=False)
+            preds = self.predictor.predict_array(frame)
+            for cols, k in written:
+                buf[cols, k * n:(k + 1) * n] = base[cols]
+            for k, (a, r) in enumerate(todo):
+                out[a, r] = self._eval_loss(actual, self._q(preds[k * n:(k + 1) * n]))
         return out
 
     def _summarise(self) -> pd.DataFrame:

@@ -9,6 +9,7 @@ with that signature.
 """
 from __future__ import annotations
 
+import functools
 from typing import Callable, Dict, Tuple, Union
 
 import numpy as np
@@ -19,6 +20,30 @@ __all__ = ["LOSSES", "get_loss"] + [
     "ce", "f1", "logLoss", "mae", "mse", "rmse", "mape", "mdae", "msle", "percent_bias", "rae", "rmsle",
     "rse", "rrse", "smape",
 ]
+
+
+class _Arithmetic:
+    """The sums, means and medians a loss is computed with."""
+
+    def __init__(self, mean, sum_, median):
+        self.mean, self.sum, self.median = mean, sum_, median
+
+
+def _np_mean(x) -> float:
+    x = np.asarray(x, dtype=float).ravel()
+    return float(np.mean(x)) if x.size else float("nan")
+
+
+def _np_median(x) -> float:
+    x = np.asarray(x, dtype=float).ravel()
+    return float(np.median(x)) if x.size else float("nan")
+
+
+#: R's arithmetic (sequential long-double sums, R's two-pass mean): bit for bit R's values.
+_EXACT = _Arithmetic(r_mean, r_sum, r_median)
+#: numpy's float64 arithmetic: the same values up to rounding in the last bits, several times
+#: faster on long vectors (used by FeatureImp when the random source is not R-exact).
+_FAST = _Arithmetic(_np_mean, lambda x: float(np.sum(x)), _np_median)
 
 
 def _num(x) -> np.ndarray:
@@ -42,7 +67,7 @@ def _check(a, p):
         raise ValueError(f"actual and predicted must have the same length, got {a.shape[0]} and {p.shape[0]}")
 
 
-def ce(actual, predicted) -> float:
+def ce(actual, predicted, *, _m: _Arithmetic = _EXACT) -> float:
     """Classification error, ``mean(actual != predicted)`` (R: ``Metrics::ce``).
 
     Labels are compared as strings when they are not numbers (R compares factor labels)."""
@@ -50,10 +75,10 @@ def ce(actual, predicted) -> float:
     if a.dtype.kind != p.dtype.kind and (a.dtype.kind in "U" or p.dtype.kind in "U"):
         a, p = a.astype(str), p.astype(str)
     _check(a, p)
-    return r_mean((a != p).astype(float))
+    return _m.mean((a != p).astype(float))
 
 
-def f1(actual, predicted) -> float:
+def f1(actual, predicted, *, _m: _Arithmetic = _EXACT) -> float:
     """F1 score on the *sets* of values (R: ``Metrics::f1``, as used in information retrieval).
 
     ``tp = |A ∩ P|``, ``fp = |P \\ A|``, ``fn = |A \\ P|`` with A, P the unique values;
@@ -80,97 +105,97 @@ def _ll(a, p) -> np.ndarray:
     return score
 
 
-def logLoss(actual, predicted) -> float:
+def logLoss(actual, predicted, *, _m: _Arithmetic = _EXACT) -> float:
     """Mean log loss of binary 0/1 ``actual`` and probabilities ``predicted`` (R: ``Metrics::logLoss``).
 
     ``ll = -(a log p + (1 - a) log(1 - p))``, 0 where ``a == p``, ``Inf`` where NaN."""
     a, p = _num(actual), _num(predicted)
     _check(a, p)
-    return r_mean(_ll(a, p))
+    return _m.mean(_ll(a, p))
 
 
-def mae(actual, predicted) -> float:
+def mae(actual, predicted, *, _m: _Arithmetic = _EXACT) -> float:
     """Mean absolute error (R: ``Metrics::mae``)."""
     a, p = _num(actual), _num(predicted)
     _check(a, p)
-    return r_mean(np.abs(a - p))
+    return _m.mean(np.abs(a - p))
 
 
-def mse(actual, predicted) -> float:
+def mse(actual, predicted, *, _m: _Arithmetic = _EXACT) -> float:
     """Mean squared error (R: ``Metrics::mse``)."""
     a, p = _num(actual), _num(predicted)
     _check(a, p)
-    return r_mean((a - p) ** 2)
+    return _m.mean((a - p) ** 2)
 
 
-def rmse(actual, predicted) -> float:
+def rmse(actual, predicted, *, _m: _Arithmetic = _EXACT) -> float:
     """Root mean squared error (R: ``Metrics::rmse``)."""
-    return float(np.sqrt(mse(actual, predicted)))
+    return float(np.sqrt(mse(actual, predicted, _m=_m)))
 
 
-def mape(actual, predicted) -> float:
+def mape(actual, predicted, *, _m: _Arithmetic = _EXACT) -> float:
     """Mean absolute percentage error, ``mean(|a - p| / |a|)`` (R: ``Metrics::mape``)."""
     a, p = _num(actual), _num(predicted)
     _check(a, p)
     with np.errstate(divide="ignore", invalid="ignore"):
-        return r_mean(np.abs(a - p) / np.abs(a))
+        return _m.mean(np.abs(a - p) / np.abs(a))
 
 
-def mdae(actual, predicted) -> float:
+def mdae(actual, predicted, *, _m: _Arithmetic = _EXACT) -> float:
     """Median absolute error (R: ``Metrics::mdae``)."""
     a, p = _num(actual), _num(predicted)
     _check(a, p)
-    return r_median(np.abs(a - p))
+    return _m.median(np.abs(a - p))
 
 
-def msle(actual, predicted) -> float:
+def msle(actual, predicted, *, _m: _Arithmetic = _EXACT) -> float:
     """Mean squared log error, ``mean((log(1 + a) - log(1 + p))^2)`` (R: ``Metrics::msle``)."""
     a, p = _num(actual), _num(predicted)
     _check(a, p)
     with np.errstate(divide="ignore", invalid="ignore"):
-        return r_mean((np.log(1 + a) - np.log(1 + p)) ** 2)
+        return _m.mean((np.log(1 + a) - np.log(1 + p)) ** 2)
 
 
-def rmsle(actual, predicted) -> float:
+def rmsle(actual, predicted, *, _m: _Arithmetic = _EXACT) -> float:
     """Root mean squared log error (R: ``Metrics::rmsle``)."""
-    return float(np.sqrt(msle(actual, predicted)))
+    return float(np.sqrt(msle(actual, predicted, _m=_m)))
 
 
-def percent_bias(actual, predicted) -> float:
+def percent_bias(actual, predicted, *, _m: _Arithmetic = _EXACT) -> float:
     """``mean((a - p) / |a|)`` (R: ``Metrics::percent_bias``)."""
     a, p = _num(actual), _num(predicted)
     _check(a, p)
     with np.errstate(divide="ignore", invalid="ignore"):
-        return r_mean((a - p) / np.abs(a))
+        return _m.mean((a - p) / np.abs(a))
 
 
-def rae(actual, predicted) -> float:
+def rae(actual, predicted, *, _m: _Arithmetic = _EXACT) -> float:
     """Relative absolute error, ``sum|p - a| / sum|a - mean(a)|`` (R: ``Metrics::rae``)."""
     a, p = _num(actual), _num(predicted)
     _check(a, p)
     with np.errstate(divide="ignore", invalid="ignore"):
-        return float(np.float64(r_sum(np.abs(p - a))) / np.float64(r_sum(np.abs(a - r_mean(a)))))
+        return float(np.float64(_m.sum(np.abs(p - a))) / np.float64(_m.sum(np.abs(a - _m.mean(a)))))
 
 
-def rse(actual, predicted) -> float:
+def rse(actual, predicted, *, _m: _Arithmetic = _EXACT) -> float:
     """Relative squared error, ``sum (a - p)^2 / sum (a - mean(a))^2`` (R: ``Metrics::rse``)."""
     a, p = _num(actual), _num(predicted)
     _check(a, p)
     with np.errstate(divide="ignore", invalid="ignore"):
-        return float(np.float64(r_sum((a - p) ** 2)) / np.float64(r_sum((a - r_mean(a)) ** 2)))
+        return float(np.float64(_m.sum((a - p) ** 2)) / np.float64(_m.sum((a - _m.mean(a)) ** 2)))
 
 
-def rrse(actual, predicted) -> float:
+def rrse(actual, predicted, *, _m: _Arithmetic = _EXACT) -> float:
     """Root relative squared error (R: ``Metrics::rrse``)."""
-    return float(np.sqrt(rse(actual, predicted)))
+    return float(np.sqrt(rse(actual, predicted, _m=_m)))
 
 
-def smape(actual, predicted) -> float:
+def smape(actual, predicted, *, _m: _Arithmetic = _EXACT) -> float:
     """Symmetric MAPE, ``2 * mean(|a - p| / (|a| + |p|))`` (R: ``Metrics::smape``)."""
     a, p = _num(actual), _num(predicted)
     _check(a, p)
     with np.errstate(divide="ignore", invalid="ignore"):
-        return 2 * r_mean(np.abs(a - p) / (np.abs(a) + np.abs(p)))
+        return 2 * _m.mean(np.abs(a - p) / (np.abs(a) + np.abs(p)))
 
 
 LOSSES: Dict[str, Callable] = {
@@ -183,13 +208,17 @@ LOSSES: Dict[str, Callable] = {
 LABEL_LOSSES = ("ce", "f1")
 
 
-def get_loss(loss: Union[str, Callable]) -> Tuple[Callable, str]:
+def get_loss(loss: Union[str, Callable], exact: bool = True) -> Tuple[Callable, str]:
     """Resolve ``loss`` to ``(function, label)``.
 
     Parameters
     ----------
     loss : str or callable
         One of the 15 names of :data:`LOSSES` or a callable ``loss(actual, predicted) -> float``.
+    exact : bool, default True
+        For a named loss: True gives R's arithmetic (values equal R's bit for bit), False numpy's
+        float64 sums and means (equal up to rounding in the last bits, faster on long vectors).
+        A callable is returned as it is.
 
     Raises
     ------
@@ -202,7 +231,8 @@ def get_loss(loss: Union[str, Callable]) -> Tuple[Callable, str]:
                 f"loss={loss!r} is not a known loss; use one of {sorted(LOSSES)} or a function "
                 "loss(actual, predicted) -> float"
             )
-        return LOSSES[loss], loss
+        fn = LOSSES[loss]
+        return (fn if exact else functools.partial(fn, _m=_FAST)), loss
     if callable(loss):
         return loss, getattr(loss, "__name__", type(loss).__name__)
     raise TypeError(f"loss must be a loss name or a callable, got {type(loss).__name__}")

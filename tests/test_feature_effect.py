@@ -418,6 +418,24 @@ def test_feature_effects_equal_single_effects_and_share_predictions(lin):
     assert list(fes2.results["b"].columns) == [".borders", ".value", ".type", ".id", ".feature"]
 
 
+@pytest.mark.parametrize("method", ["ale", "pdp+ice"])
+def test_feature_effects_n_jobs_and_progress_do_not_change_results(lin, method, capsys):
+    X, f, _ = lin
+    g, calls = _counting(f)
+    one = FeatureEffects(Predictor(predict_function=f, data=X, batch_size=10 ** 5), method=method, grid_size=5,
+                         random_state=RRandom(2))
+    many = FeatureEffects(Predictor(predict_function=g, data=X, batch_size=10 ** 5), method=method, grid_size=5,
+                          random_state=RRandom(2), n_jobs=2)
+    assert len(calls) == 2   # two threads, two groups of two features, one model call each
+    bar = FeatureEffects(Predictor(predict_function=f, data=X), method=method, grid_size=5, progress=True)
+    assert "FeatureEffects" in capsys.readouterr().err
+    for feat in one.results:
+        pd.testing.assert_frame_equal(many.results[feat], one.results[feat])
+        pd.testing.assert_frame_equal(bar.results[feat], one.results[feat])
+    with pytest.raises(ValueError, match="n_jobs"):
+        FeatureEffects(Predictor(predict_function=f, data=X), n_jobs=0)
+
+
 def test_categorical_ale_base_predictions_are_made_once():
     rng = np.random.default_rng(7)
     X = pd.DataFrame({"c": pd.Categorical(rng.choice(list("ab"), 30)), "d": pd.Categorical(rng.choice(list("xyz"), 30)),

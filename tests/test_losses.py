@@ -1,7 +1,7 @@
 """The 15 losses equal R's Metrics (run live) to 1e-12, on hypothesis-generated inputs."""
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from pyiml import losses
@@ -81,3 +81,20 @@ def test_get_loss():
         losses.get_loss("rmsee")
     with pytest.raises(ValueError, match="same length"):
         losses.mae([1.0, 2.0], [1.0])
+
+
+@pytest.mark.parametrize("name", NUMERIC + ["ce", "f1", "logLoss"])
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.data_too_large, HealthCheck.too_slow])
+@given(ap=pairs)
+def test_numpy_arithmetic_equals_r_arithmetic_up_to_rounding(name, ap):
+    a, p = np.array(ap[0]), np.array(ap[1])
+    if name == "logLoss":
+        a, p = (a > 500).astype(float), np.clip(p / 1e3, 0.01, 0.99)
+    elif name in ("ce", "f1"):
+        a, p = np.round(a / 300), np.round(p / 300)
+    elif name in ("rae", "rse", "rrse"):  # relative to the spread of a: ill-conditioned for an almost constant a
+        assume(np.ptp(a) > 1e-3 * np.abs(a).max())
+    exact, label = losses.get_loss(name)
+    fast, label_fast = losses.get_loss(name, exact=False)
+    assert exact is losses.LOSSES[name] and label == label_fast == name
+    assert _close(fast(a, p), exact(a, p), tol=1e-13)
