@@ -54,6 +54,9 @@ def _feature_values(x: pd.DataFrame) -> np.ndarray:
     plainly, categories by their label."""
     from ._algorithms.rformat import r_as_character
 
+    if all(dt == np.float64 for dt in x.dtypes):  # one call for the whole frame
+        vals = np.asarray(r_as_character(x.to_numpy(dtype=float).ravel()), dtype=object).reshape(x.shape)
+        return np.asarray([f"{c}=" for c in x.columns], dtype=object)[None, :] + vals
     out = np.empty(x.shape, dtype=object)
     dbl = [j for j, dt in enumerate(x.dtypes) if pd.api.types.is_float_dtype(dt)]
     if dbl:
@@ -84,6 +87,17 @@ def check_x_interest(data, x_interest, argument: str = "x_interest") -> pd.DataF
         x_interest = x_interest.to_frame().T
     if not isinstance(x_interest, pd.DataFrame):
         raise TypeError(f"{argument} must be a pandas DataFrame (one row per point), not {type(x_interest).__name__}")
+    names = data.feature_names
+    if data.all_float and list(x_interest.columns) == list(names) and \
+            all(dt == np.float64 for dt in x_interest.dtypes):  # nothing to match or convert
+        arr = x_interest.to_numpy(dtype=float, copy=True)
+        if len(arr) == 0:
+            raise ValueError(f"{argument} has no rows: pass at least one row to explain")
+        bad = np.isnan(arr).any(axis=0)
+        if bad.any():
+            na = [c for c, b in zip(names, bad) if b]
+            raise ValueError(f"{argument} has missing values in column(s) {na}: every feature needs a value")
+        return pd.DataFrame(arr, columns=names)
     drop = [c for c in (data.y_names or []) if c in x_interest.columns]
     x = data.match_cols(x_interest.drop(columns=drop) if drop else x_interest, argument=argument)
     if len(x) == 0:

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pyiml._algorithms.gower import R_DIST_METHODS, gower_dist, r_dist
+from pyiml._algorithms.gower import R_DIST_METHODS, gower_dist, gower_dist_to_point, r_dist
 
 SKIP_MSG = "skipping variable with zero or non-finite range."
 
@@ -284,3 +284,31 @@ def test_r_dist_method_matching_and_errors():
     with pytest.warns(UserWarning, match="treating non-finite values as NA"):
         d = r_dist(np.array([[1.0, math.inf], [1.0, 0.0]]), "binary")
     assert d[0] == 0.0
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_gower_dist_to_point_equals_gower_dist(seed):
+    rng = np.random.default_rng(seed)
+    n, p = int(rng.integers(1, 40)), int(rng.integers(1, 6))
+    x = rng.normal(size=(n, p)) * rng.choice([1e-12, 1.0, 1e3], size=p)
+    y = rng.normal(size=p)
+    x[rng.uniform(size=(n, p)) < 0.15] = np.nan
+    x[rng.uniform(size=(n, p)) < 0.05] = np.inf
+    if seed % 3 == 0:
+        x[:, 0] = 2.5                      # constant column (skipped unless y differs)
+        y[0] = 2.5
+    if seed % 4 == 1:
+        y[-1] = np.nan                     # y has no value in one column
+    with warnings.catch_warnings(record=True) as want_w:
+        warnings.simplefilter("always")
+        want = gower_dist(x, y)
+    with warnings.catch_warnings(record=True) as got_w:
+        warnings.simplefilter("always")
+        got = gower_dist_to_point(x, y)
+    np.testing.assert_array_equal(got, want)
+    assert [str(w.message) for w in got_w] == [str(w.message) for w in want_w]
+
+
+def test_gower_dist_to_point_checks_shapes():
+    with pytest.raises(ValueError, match="one column per value of y"):
+        gower_dist_to_point(np.zeros((3, 2)), np.zeros(3))

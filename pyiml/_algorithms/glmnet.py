@@ -387,16 +387,16 @@ def _fit_gaussian(x, y, w, var_names, isd, naive, nlam, flmin, thr, ne, nx, maxi
     if jerr != 0:
         warnings.warn(_jerr_message(jerr, maxit, nx), UserWarning, stacklevel=3)
     # back to the original scale
-    beta = np.zeros((ni, lmu))
-    a0 = np.zeros(lmu)
-    df = np.zeros(lmu, dtype=int)
+    # per lambda the coefficients of the variables active so far (zero for later entries)
+    A = np.zeros((lmu, len(active)))
     for m in range(lmu):
-        c = coefs[m]
-        cols = juix[active[:len(c)]]
-        ca = np.array(c, dtype=float) * (ys / xs[cols])
-        beta[cols, m] = ca
-        a0[m] = ym - float(ca @ xm[cols]) if len(c) else ym
-        df[m] = int(np.count_nonzero(ca))
+        A[m, :len(coefs[m])] = coefs[m]
+    cols = juix[np.asarray(active, dtype=np.intp)]
+    A *= ys / xs[cols]
+    beta = np.zeros((ni, lmu))
+    beta[cols, :] = A.T
+    a0 = ym - A @ xm[cols]
+    df = np.count_nonzero(A, axis=1).astype(int)
     lam = np.array(almo[:lmu], dtype=float) * ys
     if lmu >= 1:
         lam = _fix_lam(lam)

@@ -18,7 +18,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-__all__ = ["gower_dist", "r_dist", "R_DIST_METHODS"]
+__all__ = ["gower_dist", "gower_dist_to_point", "r_dist", "R_DIST_METHODS"]
 
 #: The methods of ``stats::dist``, in R's order.
 R_DIST_METHODS = ("euclidean", "maximum", "manhattan", "canberra", "binary", "minkowski")
@@ -263,6 +263,60 @@ def gower_dist(x, y, eps: float = 1e-8, weights: Optional[Sequence[float]] = Non
         num += weight * dijk * sijk
         den += weight * dijk
     out = np.full(nt, np.nan)
+    nz = den != 0.0
+    out[nz] = 1.0 - num[nz] / den[nz]
+    return out
+
+
+def gower_dist_to_point(x, y, eps: float = 1e-8) -> np.ndarray:
+    """:func:`gower_dist` of every row of a float matrix ``x`` to one float row ``y``.
+
+    The same values (to the last bit) and warnings as ``gower_dist(x, y)`` when every column is
+    a double, computed on the matrix as a whole: what LocalModel needs for all-numeric data.
+
+    Parameters
+    ----------
+    x : array-like of float, shape (n, p)
+    y : array-like of float, shape (p,) or (1, p)
+    eps : float
+        Ranges below ``eps`` count as zero (the column is skipped with gower's warning).
+
+    Returns
+    -------
+    ndarray of shape (n,)
+    """
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float).ravel()
+    if x.ndim != 2 or x.shape[1] != y.size:
+        raise ValueError(f"x must be a 2-D array with one column per value of y ({y.size}), got shape {x.shape}")
+    if not (isinstance(eps, (int, float)) and eps > 0):
+        raise ValueError("eps must be a positive number")
+    n, p = x.shape
+    if n == 0:
+        raise ValueError("x and y must have at least one row")
+    fin = np.isfinite(x)
+    yfin = np.isfinite(y)
+    with np.errstate(invalid="ignore"):
+        hi = np.where(fin, x, -np.inf).max(axis=0)
+        lo = np.where(fin, x, np.inf).min(axis=0)
+    hi = np.where(yfin, np.fmax(hi, np.where(yfin, y, -np.inf)), hi)
+    lo = np.where(yfin, np.fmin(lo, np.where(yfin, y, np.inf)), lo)
+    with np.errstate(invalid="ignore"):
+        rng = hi - lo  # NaN (inf - inf) where neither x nor y has a finite value
+    num = np.zeros(n)
+    den = np.zeros(n)
+    for j in range(p):
+        r = float(rng[j])
+        if not math.isfinite(r) or r < eps:
+            warnings.warn(_GOWER_SKIP_DOUBLE, UserWarning, stacklevel=2)
+            continue
+        if not yfin[j]:
+            continue  # every pair of this column has a non-finite value: none is compared
+        ok = fin[:, j]
+        with np.errstate(invalid="ignore"):
+            num += np.where(ok, 1.0 - np.abs(x[:, j] - y[j]) / r, 0.0)
+        den += ok
+    out = np.full(n, np.nan)
     nz = den != 0.0
     out[nz] = 1.0 - num[nz] / den[nz]
     return out
