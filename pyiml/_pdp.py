@@ -45,8 +45,12 @@ class Block:
         instead of storing them (PDP without ICE keeps only sums per grid row).
     fill : callable, optional
         Fast path for all-float data: ``fill(start, stop, enc, out)`` writes the block rows
-        ``start..stop-1`` of every feature ``c`` into the float array ``out[c]`` (same result as
-        ``make``, without index arrays).
+        ``start..stop-1`` of every feature ``c`` in ``out`` into the float array ``out[c]``
+        (same result as ``make``, without index arrays).
+    signature : callable, optional
+        ``signature(start, stop)``: a hashable that is equal for two row ranges exactly when the
+        features not in ``pools`` hold the same values there (e.g. the same data rows). Lets
+        :func:`predict_blocks` leave those columns of its reused design buffer as they are.
     """
 
     length: int
@@ -55,6 +59,7 @@ class Block:
     key: Optional[object] = None
     reduce: Optional[Callable[[int, int, np.ndarray], None]] = None
     fill: Optional[Callable[[int, int, Dict[str, np.ndarray], Dict[str, np.ndarray]], None]] = None
+    signature: Optional[Callable[[int, int], object]] = None
 
 
 def rows_block(rows: np.ndarray, pools: Dict[str, np.ndarray], index: Dict[str, np.ndarray],
@@ -66,9 +71,12 @@ def rows_block(rows: np.ndarray, pools: Dict[str, np.ndarray], index: Dict[str, 
     def make(s, e):
         return rows[s:e], {f: v[s:e] for f, v in index.items()}
 
-    fill = None
+    fill = signature = None
     if len(rows) and rows[-1] - rows[0] == len(rows) - 1 and (len(rows) < 2 or np.all(np.diff(rows) == 1)):
         r0 = int(rows[0])
+
+        def signature(s, e):
+            return ("rows", r0 + s, r0 + e)
 
         def fill(s, e, enc, out):       # consecutive data rows: slice copies
             for c, dst in out.items():
@@ -77,7 +85,7 @@ def rows_block(rows: np.ndarray, pools: Dict[str, np.ndarray], index: Dict[str, 
                 else:
                     dst[:] = enc[c][r0 + s:r0 + e]
 
-    return Block(len(rows), pools, make, key, fill=fill)
+    return Block(len(rows), pools, make, key, fill=fill, signature=signature)
 
 
 def encode_values(data, feature: str, values) -> np.ndarray:
@@ -121,21 +129,26 @@ def _design_frame(data, enc: Dict[str, np.ndarray], parts, buffer: Optional[dict
     names = data.feature_names
     if data.all_float:
         m = sum(hi - lo for _, lo, hi in parts)
+        keep = set()   # columns the buffer already holds (unchanged data columns of the last batch)
         if buffer is not None:
             mat = buffer.get("mat")
             if mat is None or mat.shape[1] < m:
                 mat = buffer["mat"] = np.empty((len(names), m))
+                buffer["sig"] = None
             mat = mat[:, :m]
+            keep, buffer["sig"], buffer["pooled"] = _reusable(parts, names, buffer.get("sig"),
+                                                              buffer.get("pooled", set()))
         else:
             mat = np.empty((len(names), m))
+        write = [(j, c) for j, c in enumerate(names) if c not in keep]
         a = 0
         for b, lo, hi in parts:
             e = a + hi - lo
             if b.fill is not None:
-                b.fill(lo, hi, enc, {c: mat[j, a:e] for j, c in enumerate(names)})
+                b.fill(lo, hi, enc, {c: mat[j, a:e] for j, c in write})
             else:
                 rows, idx = b.make(lo, hi)
-                for j, c in enumerate(names):
+                for j, c in write:
                     if c in b.pools:
                         np.take(b.pools[c], idx[c], out=mat[j, a:e])
                     else:
@@ -151,6 +164,27 @@ def _design_frame(data, enc: Dict[str, np.ndarray], parts, buffer: Optional[dict
         pieces = [b.pools[c][idx[c]] if c in b.pools else enc[c][rows] for b, (rows, idx) in made]
         cols[c] = pieces[0] if len(pieces) == 1 else np.concatenate(pieces)
     return data.decode_frame(cols)
+
+
+def _reusable(parts, names, last_sig, last_pooled):
+    """Which data columns a reused buffer already holds for this batch.
+
+    Returns ``(keep, sig, pooled)``: the columns to leave as they are (set by no block of this
+    batch or the last, with the same data rows at the same places: equal signatures), and this
+    batch's signature and replaced columns for the next call."""
+    pooled = set()
+    sig = []
+    a = 0
+    for b, lo, hi in parts:
+        pooled.update(b.pools)
+        sig.append((a, None if b.signature is None else b.signature(lo, hi)))
+        a += hi - lo
+    sig = tuple(sig)
+    if any(s is None for _, s in sig):
+        return set(), None, pooled
+    if sig != last_sig:
+        return set(), sig, pooled
+    return {c for c in names if c not in pooled and c not in last_pooled}, sig, pooled
 
 
 #: Rows of design predicted per :meth:`Predictor.predict_batched` call (rounded to whole
@@ -169,8 +203,9 @@ def predict_blocks(predictor, blocks: Sequence[Block], batch_size: Optional[int]
     and None is returned for it.
 
     With all-float data the batches share one design buffer: the DataFrame the model gets for a
-    batch is overwritten by the next batch (the predictions are copied first), so a model must
-    not keep a reference to its input, as no scikit-learn-style ``predict`` does.
+    batch is overwritten by the next batch (the predictions are copied first), and the data
+    columns that stay the same from one batch to the next are not written again, so a model must
+    neither keep a reference to its input nor modify it, as no scikit-learn-style ``predict`` does.
     """
     data = predictor.data
     enc = data.encoded()
@@ -330,7 +365,10 @@ class PDPPlan:
             if pos < m:
                 segment(pos, g, 0, m - pos)
 
-        self.blocks = [Block(G * n, self.pools, make, reduce=reduce, fill=fill)]
+        def signature(s, e):             # data rows s % n, ... cyclically
+            return ("cycle", n, s % n, e - s)
+
+        self.blocks = [Block(G * n, self.pools, make, reduce=reduce, fill=fill, signature=signature)]
 
     # ------------------------------------------------------------------
     def _grid_keys(self) -> np.ndarray:
