@@ -82,7 +82,9 @@ class FeatureImp(InterpretationMethod):
     random_state : None, int, numpy.random.Generator or RRandom
         With :class:`pyiml.RRandom` the permutations are R's after ``set.seed`` (each group
         draws from its own L'Ecuyer stream, as ``future.apply(future.seed = TRUE)`` does), so
-        the results equal iml's to the last bits.
+        the results equal iml's to the last bits. With any other source all groups share one
+        set of ``n_repetitions`` permutations and the losses use numpy's float64 sums (faster;
+        see docs/differences.md).
     n_jobs : int, default 1
         Threads over feature groups (-1: all cores). Results do not depend on it.
     progress : bool, default False
@@ -245,7 +247,7 @@ class FeatureImp(InterpretationMethod):
         streams = self._rs.element_streams(len(groups))
         if self._rs.r_exact:  # iml: each group draws from its own L'Ecuyer stream
             perms = [np.asarray(s.permutations(n, R), dtype=np.intp).reshape(R, n) for s in streams]
-        else:  # the same R permutations for every group: each group's estimate is as random
+        else:  # one set of R permutations for every group: each group's estimate is as random
             perms = [np.asarray(streams[0].permutations(n, R), dtype=np.intp).reshape(R, n)] * len(groups)
         # chunks of whole groups, each at least one group and about max(batch_size, R*n) rows
         bs = self.predictor.batch_size
