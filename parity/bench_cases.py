@@ -141,7 +141,6 @@ def partial_dependence_(model, X, features, kind, G):
 def closed_form_cases(n: int) -> List[Case]:
     """Model (a): the Friedman #1 closed form, written in Python and in R."""
     import pyiml
-    from sklearn.inspection import partial_dependence, permutation_importance
 
     data = friedman_data(n)
     X = data.drop(columns="y")
@@ -159,20 +158,17 @@ def closed_form_cases(n: int) -> List[Case]:
         Case("FeatureImp (mae, 5 reps)", n,
              pyiml=lambda: pyiml.FeatureImp(predictor, loss="mae", n_repetitions=5, random_state=1),
              r_code='FeatureImp$new(predictor, loss = "mae", n.repetitions = 5)',
-             sklearn=lambda: permutation_importance(model, X, y, scoring="neg_mean_absolute_error", n_repeats=5,
-                                                    random_state=1),
+             sklearn=lambda: permutation_importance_(model, X, y),
              floor=_floor(X, n * p * 5), data=data),
         Case("PDP+ICE 1-D (grid 20)", n,
              pyiml=lambda: pyiml.FeatureEffect(predictor, "x1", method="pdp+ice", grid_size=G),
              r_code='FeatureEffect$new(predictor, "x1", method = "pdp+ice", grid.size = 20)',
-             sklearn=lambda: partial_dependence(model, X, ["x1"], kind="both", grid_resolution=G, method="brute",
-                                                percentiles=(0, 1)),
+             sklearn=lambda: partial_dependence_(model, X, ["x1"], "both", G),
              floor=_floor(X, n * G), data=data),
         Case("PDP 2-D (grid 20x20)", n,
              pyiml=lambda: pyiml.FeatureEffect(predictor, ["x1", "x2"], method="pdp", grid_size=G),
              r_code=_r('FeatureEffect$new(predictor, c("x1", "x2"), method = "pdp", grid.size = 20)', n * G * G),
-             sklearn=lambda: partial_dependence(model, X, ["x1", "x2"], kind="average", grid_resolution=G,
-                                                method="brute", percentiles=(0, 1)),
+             sklearn=lambda: partial_dependence_(model, X, ["x1", "x2"], "average", G),
              floor=_floor(X, n * G * G), data=data),
         Case("ALE 1-D (grid 20)", n,
              pyiml=lambda: pyiml.FeatureEffect(predictor, "x1", method="ale", grid_size=G),
