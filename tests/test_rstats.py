@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from pyiml._algorithms.rstats import r_col_means, r_mean, r_median, r_quantile, r_sum, r_var
+from pyiml._algorithms.rstats import r_col_means, r_mean, r_median, r_quantile, r_sum, r_var, type1_ranks
 
 
 def _rvec(r, x):
@@ -49,3 +49,43 @@ def test_edge_cases():
     assert np.isnan(r_var([1.0]))
     with pytest.raises(ValueError, match="type must be 1 or 7"):
         r_quantile([1.0], 0.5, type=3)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_order_statistics_equal_sorting(seed):
+    from pyiml._algorithms.grids import order_statistics
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.choice([10, 4095, 5000, 30_000, 120_000]))
+    kind = seed % 5
+    if kind == 0:
+        x = rng.uniform(size=n)
+    elif kind == 1:
+        x = np.round(rng.normal(size=n), 1)              # heavy ties
+    elif kind == 2:
+        x = np.append(rng.uniform(size=n - 1), 1e12)      # one outlier: all values in one bucket
+    elif kind == 3:
+        x = rng.exponential(size=n) ** 3                 # skewed
+    else:
+        x = np.full(n, 2.5)
+    ranks = type1_ranks(n, np.linspace(0, 1, 21))
+    np.testing.assert_array_equal(order_statistics(x, ranks), np.sort(x)[ranks])
+    sorted_x = np.sort(x)
+    np.testing.assert_array_equal(r_quantile(x, [0, 0.1, 0.5, 0.93, 1], type=1),
+                                  sorted_x[type1_ranks(n, [0, 0.1, 0.5, 0.93, 1])])
+
+
+@pytest.mark.parametrize("n_grid", [2, 5, 21, 64, 65])
+def test_ale_interval_equals_find_interval(n_grid):
+    from pyiml._algorithms.grids import ale_interval, find_interval
+
+    rng = np.random.default_rng(n_grid)
+    x = np.round(rng.normal(size=5000), 2)
+    grid = np.unique(np.quantile(x, np.linspace(0, 1, n_grid)))
+    want = find_interval(x, grid)
+    want[want == 0] = 1
+    np.testing.assert_array_equal(ale_interval(x, grid), want)
+    x[::7] = np.nan
+    want = find_interval(x, grid)
+    want[want == 0] = 1
+    np.testing.assert_array_equal(ale_interval(x, grid), want)

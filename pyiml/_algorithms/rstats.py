@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["r_sum", "r_mean", "r_median", "r_var", "r_quantile", "r_col_means", "r_colMeans", "r_seq_sum"]
+__all__ = ["r_sum", "r_mean", "r_median", "r_var", "r_quantile", "type1_ranks", "r_col_means", "r_colMeans", "r_seq_sum"]
 
 _LD = np.longdouble
 
@@ -116,14 +116,23 @@ def r_quantile(x, probs, type: int = 7) -> np.ndarray:
         qs[i] = (1 - h) * qs[i] + h * xhi[i]
         return qs
     if type == 1:
-        # R 4.2: nppm <- n * probs; j <- floor(nppm); h <- nppm > j; x padded as
-        # c(x[1], x[1], x, x[n], x[n]); qs <- x[j + 2]; qs[h] <- x[j + 3]  (1-based)
-        nppm = n * p
-        j = np.floor(nppm).astype(np.int64)
-        h = nppm > j
-        xpad = np.concatenate(([xs[0], xs[0]], xs, [xs[-1], xs[-1]]))
-        return np.where(h, xpad[np.clip(j + 2, 0, n + 3)], xpad[np.clip(j + 1, 0, n + 3)])
+        return xs[type1_ranks(n, p)]
     raise ValueError(f"type must be 1 or 7, got {type!r}")
+
+
+def type1_ranks(n: int, probs) -> np.ndarray:
+    """0-based ranks of the order statistics that ``quantile(x, probs, type = 1)`` returns for
+    ``length(x) == n`` (so ``np.sort(x)[type1_ranks(n, probs)]`` is R's result).
+
+    R 4.2: ``nppm <- n * probs; j <- floor(nppm); h <- nppm > j``; x padded as
+    ``c(x[1], x[1], x, x[n], x[n])``; ``qs <- x[j + 2]; qs[h] <- x[j + 3]`` (1-based), i.e. the
+    order statistic ``j`` (``h``) or ``j - 1``, clipped to ``0..n-1``.
+    """
+    p = np.atleast_1d(np.asarray(probs, dtype=float))
+    nppm = n * p
+    j = np.floor(nppm).astype(np.int64)
+    h = nppm > j
+    return np.clip(np.where(h, j, j - 1), 0, n - 1)
 
 
 def r_seq_sum(v: np.ndarray) -> np.ndarray:
