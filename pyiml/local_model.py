@@ -72,6 +72,10 @@ def recode(data, X: pd.DataFrame, x_interest: pd.DataFrame, labels: Optional[np.
     matrix : numpy.ndarray of shape (len(X), p)
         The same values as floats (R's ``as.matrix``).
     """
+    if getattr(data, "all_float", False):  # nothing to recode: the features as they are
+        names = list(data.feature_names)
+        matrix = (X if list(X.columns) == names else X[names]).to_numpy(dtype=float, copy=True)
+        return names, list(matrix.T), matrix
     if labels is None:
         labels = _feature_values(x_interest)[0]
     names, cols = [], []
@@ -302,23 +306,22 @@ class LocalModel(InterpretationMethod):
             cls = np.repeat(np.asarray(fit.classnames, dtype=object), p)
         nb = betas.shape[0]
         beta = betas.ravel()
-        xrec = np.tile(np.asarray(xr, dtype=float), nb)
+        nz = beta != 0          # only the rows with a non-zero coefficient are kept
+        beta = beta[nz]
+        xrec = np.tile(np.asarray(xr, dtype=float), nb)[nz]
+        feats = np.tile(np.asarray(names, dtype=object), nb)[nz]
         cols = {
             "beta": beta,
             "x.recoded": xrec,
             "effect": beta * xrec,
-            "x.original": np.tile(orig, nb),
-            "feature": np.tile(np.asarray(names, dtype=object), nb),
-            "feature.value": np.tile(fv.astype(object), nb),
+            "x.original": np.tile(orig, nb)[nz],
+            "feature": feats,
+            "feature.value": np.tile(fv.astype(object), nb)[nz],
         }
         if cls is not None:
-            cols[".class"] = cls
-        res = pd.DataFrame(cols)
-        nz = beta != 0
-        if cls is None:
-            res.index = pd.Index(names, dtype=object)
-            return res[nz]
-        return res[nz].reset_index(drop=True)
+            cols[".class"] = cls[nz]
+            return pd.DataFrame(cols)
+        return pd.DataFrame(cols, index=pd.Index(feats, dtype=object))
 
     def _flush(self) -> None:
         super()._flush()

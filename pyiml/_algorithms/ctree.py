@@ -73,6 +73,7 @@ partykit sends them down the tree at random.
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple, Union
@@ -169,9 +170,14 @@ class CTreeSplit:
                 elif v == kid:
                     sel.append(lev)
             return self.variable + ' %in% c("' + '", "'.join(sel) + '")'
+        return f"{self.variable} {'<=' if kid == 1 else '>'} {self.break_text}"
+
+    @functools.cached_property
+    def break_text(self) -> str:
+        """The split point as the rules print it (R's ``as.character``; numeric and integer
+        splits), formatted once per split."""
         b = self.breaks
-        bs = str(int(b)) if isinstance(b, (int, np.integer)) else r_as_character(float(b))
-        return f"{self.variable} {'<=' if kid == 1 else '>'} {bs}"
+        return str(int(b)) if isinstance(b, (int, np.integer)) else r_as_character(float(b))
 
 
 @dataclass
