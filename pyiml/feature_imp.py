@@ -9,6 +9,7 @@ Shapley and Interaction share (:func:`gather_design`, :func:`r_seq_sum`, :func:`
 """
 from __future__ import annotations
 
+import threading
 import warnings
 from typing import Callable, Dict, List, Literal, Optional, Union
 
@@ -253,8 +254,12 @@ class FeatureImp(InterpretationMethod):
         bs = self.predictor.batch_size
         chunks = [list(c) for c in split_chunks(len(groups), R * n, bs, self.n_jobs, self.progress)]
         errors_of = self._chunk_errors_patched if self._patchable() else self._chunk_errors
-        errs = map_items(lambda ch: errors_of(ch, groups, perms), chunks, self.n_jobs, bs, self.progress,
-                         "FeatureImp")
+        self._local, self._base = threading.local(), None   # the patched path's per-thread buffers
+        try:
+            errs = map_items(lambda ch: errors_of(ch, groups, perms), chunks, self.n_jobs, bs, self.progress,
+                             "FeatureImp")
+        finally:
+            self._local = self._base = None
         errors = np.concatenate(errs, axis=0) if errs else np.empty((0, R))
         self.errors = pd.DataFrame({
             "feature": np.repeat([g for g, _ in groups], R),
@@ -317,16 +322,10 @@ class FeatureImp(InterpretationMethod):
         data = self.sampler
         n, R = data.n_rows, self.n_repetitions
         names = data.feature_names
-        enc = data.encoded()
-        base = np.empty((len(names), n))
-        for j, c in enumerate(names):
-            base[j] = enc[c]
+        base, buf = self._patch_buffer()
         col_idx = {c: j for j, c in enumerate(names)}
         blocks = [(a, r) for a in range(len(chunk)) for r in range(R)]
-        per = max(1, self.predictor.batch_size // n)
-        per = min(per, len(blocks))
-        buf = np.empty((len(names), per * n))
-        buf.reshape(len(names), per, n)[:] = base[:, None, :]
+        per = buf.shape[1] // n
         out = np.empty((len(chunk), R))
         actual = self._loss_actual(np.arange(n))
         for s in range(0, len(blocks), per):
@@ -335,15 +334,38 @@ class FeatureImp(InterpretationMethod):
             written = []
             for k, (a, r) in enumerate(todo):
                 cols = [col_idx[c] for c in groups[chunk[a]][1]]
-                buf[cols, k * n:(k + 1) * n] = base[cols][:, perms[chunk[a]][r]]
+                for j in cols:
+                    np.take(base[j], perms[chunk[a]][r], out=buf[j, k * n:(k + 1) * n])
                 written.append((cols, k))
             frame = pd.DataFrame(buf[:, :m].T, columns=names, copy=False)
             preds = self.predictor.predict_array(frame)
             for cols, k in written:
-                buf[cols, k * n:(k + 1) * n] = base[cols]
+                for j in cols:
+                    buf[j, k * n:(k + 1) * n] = base[j]
             for k, (a, r) in enumerate(todo):
                 out[a, r] = self._eval_loss(actual, self._q(preds[k * n:(k + 1) * n]))
         return out
+
+    def _patch_buffer(self):
+        """``(base, buf)`` for :meth:`_chunk_errors_patched`: the data as a (p, n) float array and
+        this thread's design buffer, the data repeated ``min(batch_size // n, groups * R)``
+        times. The buffer is made once per thread and run (every batch restores it)."""
+        local = self._local
+        if getattr(local, "buf", None) is None:
+            data = self.sampler
+            n = data.n_rows
+            enc = data.encoded()
+            base = getattr(self, "_base", None)
+            if base is None:
+                base = np.empty((len(data.feature_names), n))
+                for j, c in enumerate(data.feature_names):
+                    base[j] = enc[c]
+                self._base = base
+            per = max(1, min(self.predictor.batch_size // n, len(self.features) * self.n_repetitions))
+            buf = np.empty((base.shape[0], per * n))
+            buf.reshape(base.shape[0], per, n)[:] = base[:, None, :]
+            local.buf = buf
+        return self._base, local.buf
 
     def _summarise(self) -> pd.DataFrame:
         """iml's summary of :attr:`errors` (medians and type-7 quantiles per group)."""

@@ -52,7 +52,7 @@ def _num(x) -> np.ndarray:
         raise TypeError(
             "this loss needs numeric actual and predicted values; for class labels use 'ce' or 'f1'"
         )
-    return a.astype(float).ravel()
+    return np.asarray(a, dtype=float).ravel()   # no copy: the losses never write to their inputs
 
 
 def _labels(x) -> np.ndarray:
