@@ -18,6 +18,7 @@ Cases are registered by the method modules' ``bench_cases(n)`` functions in :dat
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import statistics
 import sys
@@ -98,11 +99,22 @@ def best_time(fn: Callable, repeats: int = 3, clock: Callable[[], float] = time.
 
 
 def _median_time(fn: Callable, repeats: int) -> float:
+    """Median wall time of ``repeats`` calls after one warm-up call, with Python's garbage
+    collector paused as ``timeit`` does (its pauses depend on everything else the process holds,
+    here an embedded R and every earlier case's objects, not on the code timed)."""
+    fn()
     times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
+    was_enabled = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    try:
+        for _ in range(repeats):
+            t0 = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - t0)
+    finally:
+        if was_enabled:
+            gc.enable()
     return statistics.median(times)
 
 
@@ -231,6 +243,8 @@ def collect_cases(sizes, methods=None) -> List[Case]:
 
 NOTES = """Notes:
 
+- Python sides (pyiml, scikit-learn, floor): one warm-up call, then the median of the runs with the
+  garbage collector paused, as `timeit` does.
 - R iml is timed inside R; a call shorter than 0.2 s is repeated until 0.2 s have passed (R's
   clock ticks in milliseconds). R is not run where its design would exceed 10^7 rows in one call
   (2-D PDP and Interaction at n = 100,000: 4-6 * 10^7 rows, tens of GB in R); pyiml predicts
