@@ -254,7 +254,7 @@ NOTES = """Notes:
   rows beyond that). With the closed form at n = 1,000 the floor is 0.02-0.4 ms, below pyiml's
   fixed cost per call (argument checks, building the result DataFrame, R's number formatting),
   so the floor ratio is large there; with a model whose prediction costs anything (model (b))
-  pyiml is within 1.1-1.7 times the floor.
+  pyiml is within 0.7-1.9 times the floor.
 - Model (b) runs at n = 1,000 only: R's randomForest predicts about 10^5 rows a second, and both
   sides spend nearly all their time in it, so the ratios against R iml are close to 1 there."""
 
