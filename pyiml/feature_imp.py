@@ -245,11 +245,11 @@ class FeatureImp(InterpretationMethod):
         data = self.sampler
         n, R = data.n_rows, self.n_repetitions
         groups = list(self.features.items())
-        streams = self._rs.element_streams(len(groups))
         if self._rs.r_exact:  # iml: each group draws from its own L'Ecuyer stream
-            perms = [np.asarray(s.permutations(n, R), dtype=np.intp).reshape(R, n) for s in streams]
+            perms = [np.asarray(s.permutations(n, R), dtype=np.intp).reshape(R, n)
+                     for s in self._rs.element_streams(len(groups))]
         else:  # one set of R permutations for every group: each group's estimate is as random
-            perms = [np.asarray(streams[0].permutations(n, R), dtype=np.intp).reshape(R, n)] * len(groups)
+            perms = [np.asarray(self._rs.permutations(n, R), dtype=np.intp).reshape(R, n)] * len(groups)
         # chunks of whole groups, each at least one group and about max(batch_size, R*n) rows
         bs = self.predictor.batch_size
         chunks = [list(c) for c in split_chunks(len(groups), R * n, bs, self.n_jobs, self.progress)]
