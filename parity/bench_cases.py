@@ -25,9 +25,12 @@ R_MAX_ROWS = 10 ** 7
 def _floor(X: pd.DataFrame, rows: int, predict=friedman_f):
     """The model called on ``rows`` prebuilt rows: one call, or calls of :data:`FLOOR_CHUNK`
     rows beyond that (the design is built outside the timed call)."""
+    def first_rows(k: int) -> pd.DataFrame:   # the data repeated to k rows
+        return pd.concat([X] * -(-k // len(X)), ignore_index=True).iloc[:k]
+
     m = min(rows, FLOOR_CHUNK)
-    big = pd.concat([X] * -(-m // len(X)), ignore_index=True).iloc[:m]
-    rest = pd.concat([X] * -(-(rows % m) // len(X)), ignore_index=True).iloc[: rows % m] if rows % m else None
+    big = first_rows(m)
+    rest = first_rows(rows % m) if rows % m else None
 
     def run():
         for _ in range(rows // m):

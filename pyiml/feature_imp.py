@@ -253,13 +253,17 @@ class FeatureImp(InterpretationMethod):
         # chunks of whole groups, each at least one group and about max(batch_size, R*n) rows
         bs = self.predictor.batch_size
         chunks = [list(c) for c in split_chunks(len(groups), R * n, bs, self.n_jobs, self.progress)]
-        errors_of = self._chunk_errors_patched if self._patchable() else self._chunk_errors
-        self._local, self._base = threading.local(), None   # the patched path's per-thread buffers
-        try:
-            errs = map_items(lambda ch: errors_of(ch, groups, perms), chunks, self.n_jobs, bs, self.progress,
-                             "FeatureImp")
-        finally:
-            self._local = self._base = None
+        if self._patchable():
+            enc = data.encoded()
+            base = np.vstack([enc[c] for c in data.feature_names]).astype(float, copy=False)  # (p, n)
+            local = threading.local()      # one design buffer per thread
+
+            def errors_of(ch):
+                return self._chunk_errors_patched(ch, groups, perms, base, local)
+        else:
+            def errors_of(ch):
+                return self._chunk_errors(ch, groups, perms)
+        errs = map_items(errors_of, chunks, self.n_jobs, bs, self.progress, "FeatureImp")
         errors = np.concatenate(errs, axis=0) if errs else np.empty((0, R))
         self.errors = pd.DataFrame({
             "feature": np.repeat([g for g, _ in groups], R),
@@ -314,15 +318,20 @@ class FeatureImp(InterpretationMethod):
         and whole data copies per model call (``batch_size >= n``)."""
         return self.sampler.all_float and not self._rs.r_exact and self.predictor.batch_size >= self.sampler.n_rows
 
-    def _chunk_errors_patched(self, chunk: List[int], groups, perms) -> np.ndarray:
+    def _chunk_errors_patched(self, chunk: List[int], groups, perms, base: np.ndarray, local) -> np.ndarray:
         """Errors (len(chunk), R) as :meth:`_chunk_errors` computes them with a non-R source, with
-        less copying: one buffer holds the data repeated ``batch_size // n`` times, and for each
-        batch only the permuted groups' columns are written (and restored after the model call).
-        All-float data only; the model must not keep a reference to its input frame."""
-        data = self.sampler
-        n, R = data.n_rows, self.n_repetitions
-        names = data.feature_names
-        base, buf = self._patch_buffer()
+        less copying: ``local.buf`` (made once per thread) holds the data ``base`` (p, n)
+        repeated ``min(batch_size // n, groups * R)`` times, and for each batch only the permuted
+        groups' columns are written, then restored after the model call. All-float data only;
+        the model must not keep a reference to its input frame."""
+        names = self.sampler.feature_names
+        p, n = base.shape
+        R = self.n_repetitions
+        buf = getattr(local, "buf", None)
+        if buf is None:
+            per = max(1, min(self.predictor.batch_size // n, len(groups) * R))
+            buf = local.buf = np.empty((p, per * n))
+            buf.reshape(p, per, n)[:] = base[:, None, :]
         col_idx = {c: j for j, c in enumerate(names)}
         blocks = [(a, r) for a in range(len(chunk)) for r in range(R)]
         per = buf.shape[1] // n
@@ -345,27 +354,6 @@ class FeatureImp(InterpretationMethod):
             for k, (a, r) in enumerate(todo):
                 out[a, r] = self._eval_loss(actual, self._q(preds[k * n:(k + 1) * n]))
         return out
-
-    def _patch_buffer(self):
-        """``(base, buf)`` for :meth:`_chunk_errors_patched`: the data as a (p, n) float array and
-        this thread's design buffer, the data repeated ``min(batch_size // n, groups * R)``
-        times. The buffer is made once per thread and run (every batch restores it)."""
-        local = self._local
-        if getattr(local, "buf", None) is None:
-            data = self.sampler
-            n = data.n_rows
-            enc = data.encoded()
-            base = getattr(self, "_base", None)
-            if base is None:
-                base = np.empty((len(data.feature_names), n))
-                for j, c in enumerate(data.feature_names):
-                    base[j] = enc[c]
-                self._base = base
-            per = max(1, min(self.predictor.batch_size // n, len(self.features) * self.n_repetitions))
-            buf = np.empty((base.shape[0], per * n))
-            buf.reshape(base.shape[0], per, n)[:] = base[:, None, :]
-            local.buf = buf
-        return self._base, local.buf
 
     def _summarise(self) -> pd.DataFrame:
         """iml's summary of :attr:`errors` (medians and type-7 quantiles per group)."""

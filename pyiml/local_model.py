@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ._algorithms import glmnet as _glmnet
-from ._algorithms.gower import _r_pow, gower_dist, gower_dist_to_point, r_dist
+from ._algorithms.gower import _r_pow, gower_dist, r_dist
 from ._base import InterpretationMethod
 from .predictor import Predictor
 from .shapley import _feature_values, check_x_interest
@@ -72,7 +72,7 @@ def recode(data, X: pd.DataFrame, x_interest: pd.DataFrame, labels: Optional[np.
     matrix : numpy.ndarray of shape (len(X), p)
         The same values as floats (R's ``as.matrix``).
     """
-    if getattr(data, "all_float", False):  # nothing to recode: the features as they are
+    if data.all_float:  # nothing to recode: the features as they are
         names = list(data.feature_names)
         matrix = (X if list(X.columns) == names else X[names]).to_numpy(dtype=float, copy=True)
         return names, list(matrix.T), matrix
@@ -223,7 +223,7 @@ class LocalModel(InterpretationMethod):
     def _weights(self, names, cols, matrix: np.ndarray, xcols, xr: np.ndarray) -> np.ndarray:
         if self.dist_fun == "gower":
             if all(np.asarray(v).dtype.kind == "f" for v in cols):  # all R doubles: the matrix is the same input
-                d = gower_dist_to_point(matrix, xr)
+                d = gower_dist(matrix, xr)
             else:  # integer features keep R's integer range check (and its warning text)
                 d = gower_dist(_frame(names, cols), _frame(names, xcols))
             g = self.gower_power

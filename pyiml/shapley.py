@@ -88,23 +88,21 @@ def check_x_interest(data, x_interest, argument: str = "x_interest") -> pd.DataF
     if not isinstance(x_interest, pd.DataFrame):
         raise TypeError(f"{argument} must be a pandas DataFrame (one row per point), not {type(x_interest).__name__}")
     names = data.feature_names
-    if data.all_float and list(x_interest.columns) == list(names) and \
-            all(dt == np.float64 for dt in x_interest.dtypes):  # nothing to match or convert
-        arr = x_interest.to_numpy(dtype=float, copy=True)
-        if len(arr) == 0:
-            raise ValueError(f"{argument} has no rows: pass at least one row to explain")
-        bad = np.isnan(arr).any(axis=0)
-        if bad.any():
-            na = [c for c, b in zip(names, bad) if b]
-            raise ValueError(f"{argument} has missing values in column(s) {na}: every feature needs a value")
-        return pd.DataFrame(arr, columns=names)
-    drop = [c for c in (data.y_names or []) if c in x_interest.columns]
-    x = data.match_cols(x_interest.drop(columns=drop) if drop else x_interest, argument=argument)
+    # all-float data given with exactly the feature columns: nothing to match or convert
+    plain = data.all_float and list(x_interest.columns) == list(names) and \
+        all(dt == np.float64 for dt in x_interest.dtypes)
+    if plain:
+        x = pd.DataFrame(x_interest.to_numpy(dtype=float, copy=True), columns=names)
+    else:
+        drop = [c for c in (data.y_names or []) if c in x_interest.columns]
+        x = data.match_cols(x_interest.drop(columns=drop) if drop else x_interest, argument=argument)
     if len(x) == 0:
         raise ValueError(f"{argument} has no rows: pass at least one row to explain")
     na = [c for c, bad in zip(x.columns, x.isna().to_numpy().any(axis=0)) if bad]
     if na:
         raise ValueError(f"{argument} has missing values in column(s) {na}: every feature needs a value")
+    if plain:
+        return x
     out = {}
     for c, dt in zip(data.feature_names, x.dtypes):
         kind = data.feature_types[c]

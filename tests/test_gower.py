@@ -301,12 +301,15 @@ def test_gower_dist_to_point_equals_gower_dist(seed):
         y[-1] = np.nan                     # y has no value in one column
     with warnings.catch_warnings(record=True) as want_w:
         warnings.simplefilter("always")
-        want = gower_dist(x, y)
+        want = gower_dist(pd.DataFrame(x), pd.DataFrame(y[None, :]))   # the column-by-column path
     with warnings.catch_warnings(record=True) as got_w:
         warnings.simplefilter("always")
         got = gower_dist_to_point(x, y)
     np.testing.assert_array_equal(got, want)
     assert [str(w.message) for w in got_w] == [str(w.message) for w in want_w]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        np.testing.assert_array_equal(gower_dist(x, y), want)   # gower_dist takes the matrix path
 
 
 def test_gower_dist_to_point_checks_shapes():

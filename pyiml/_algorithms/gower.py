@@ -174,6 +174,8 @@ def gower_dist(x, y, eps: float = 1e-8, weights: Optional[Sequence[float]] = Non
     """
     if not (isinstance(eps, (int, float)) and eps > 0):
         raise ValueError("eps must be a positive number")
+    if _float_matrix_and_row(x, y) and weights is None:  # all doubles, one row: the matrix path
+        return gower_dist_to_point(x, y, eps, _stacklevel=3)
     xnames, xcols = _frame_columns(x, "x")
     ynames, ycols = _frame_columns(y, "y")
     nx = len(xcols[0].values) if xcols else 0
@@ -268,11 +270,21 @@ def gower_dist(x, y, eps: float = 1e-8, weights: Optional[Sequence[float]] = Non
     return out
 
 
-def gower_dist_to_point(x, y, eps: float = 1e-8) -> np.ndarray:
+def _float_matrix_and_row(x, y) -> bool:
+    """Whether x is a non-empty 2-D float array and y one float row of as many columns."""
+    if not (isinstance(x, np.ndarray) and isinstance(y, np.ndarray)):
+        return False
+    if x.dtype.kind != "f" or y.dtype.kind != "f" or x.ndim != 2 or x.shape[0] == 0:
+        return False
+    return y.size == x.shape[1] and (y.ndim == 1 or (y.ndim == 2 and y.shape[0] == 1))
+
+
+def gower_dist_to_point(x, y, eps: float = 1e-8, _stacklevel: int = 2) -> np.ndarray:
     """:func:`gower_dist` of every row of a float matrix ``x`` to one float row ``y``.
 
-    The same values (to the last bit) and warnings as ``gower_dist(x, y)`` when every column is
-    a double, computed on the matrix as a whole: what LocalModel needs for all-numeric data.
+    The same values (to the last bit) and warnings as the column-by-column computation when every
+    column is a double, computed on the matrix as a whole; :func:`gower_dist` takes this path for
+    a float array and one float row (LocalModel on all-numeric data).
 
     Parameters
     ----------
@@ -308,7 +320,7 @@ def gower_dist_to_point(x, y, eps: float = 1e-8) -> np.ndarray:
     for j in range(p):
         r = float(rng[j])
         if not math.isfinite(r) or r < eps:
-            warnings.warn(_GOWER_SKIP_DOUBLE, UserWarning, stacklevel=2)
+            warnings.warn(_GOWER_SKIP_DOUBLE, UserWarning, stacklevel=_stacklevel)
             continue
         if not yfin[j]:
             continue  # every pair of this column has a non-finite value: none is compared
