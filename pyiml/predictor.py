@@ -37,14 +37,72 @@ def _one_hot(labels, classes) -> pd.DataFrame:
     return pd.DataFrame(cols)
 
 
-def _unnamed_matrix_frame(arr: np.ndarray, prefix: str) -> pd.DataFrame:
+def _matrix_names(k: int, prefix: str) -> List[str]:
     """R's ``data.frame(matrix)`` names: X1, X2, …; sanitizePrediction: ..prediction.1, …"""
-    k = arr.shape[1]
     if prefix == "X":
-        names = [f"X{i + 1}" for i in range(k)]
-    else:
-        names = [prefix] if k == 1 else [f"{prefix}.{i + 1}" for i in range(k)]
-    return pd.DataFrame(arr, columns=names)
+        return [f"X{i + 1}" for i in range(k)]
+    return [prefix] if k == 1 else [f"{prefix}.{i + 1}" for i in range(k)]
+
+
+class _Named:
+    """A prediction already in the internal form: float values (n, k) and column names."""
+
+    __slots__ = ("values", "names")
+
+    def __init__(self, values: np.ndarray, names: List[str]):
+        self.values, self.names = values, names
+
+
+def _is_numeric(dtype) -> bool:
+    return pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype)
+
+
+def _non_numeric(where: str, bad: List[str]) -> ValueError:
+    return ValueError(
+        f"the {where} returned non-numeric prediction column(s) {bad}: return numbers "
+        "(probabilities or one-hot labels), e.g. use predict_proba or type='prob'"
+    )
+
+
+def _to_values(raw, vector_name: str, matrix_prefix: str, where: str = "model"):
+    """A raw model output as (values, names): a float array (n, k) and iml's column names.
+
+    Vectors are one column ``vector_name``; unnamed matrices are named with ``matrix_prefix``;
+    labels (strings, categories) become one-hot columns. The values may share memory with
+    ``raw``. Raises ``ValueError`` for non-numeric columns or arrays of more than 2 dimensions.
+    """
+    if isinstance(raw, _Named):
+        return raw.values, raw.names
+    if isinstance(raw, pd.DataFrame):
+        names = [str(c) for c in raw.columns]
+        bad = [c for c, dt in zip(names, raw.dtypes) if not _is_numeric(dt)]
+        if bad:
+            raise _non_numeric(where, bad)
+        return raw.to_numpy(dtype=float), names
+    if isinstance(raw, pd.Series):
+        if isinstance(raw.dtype, pd.CategoricalDtype):
+            return _to_values(_one_hot(raw.to_numpy(), raw.cat.categories), vector_name, matrix_prefix, where)
+        if raw.dtype == object:
+            return _to_values(_one_hot(raw.to_numpy(), sorted(pd.unique(raw))), vector_name, matrix_prefix, where)
+        raw = raw.to_numpy()
+        if not _is_numeric(raw.dtype):
+            raise _non_numeric(where, [vector_name])
+        return raw.astype(float, copy=False)[:, None], [vector_name]
+    arr = np.asarray(raw)
+    if arr.ndim == 0:
+        arr = arr.reshape(1)
+    if arr.ndim == 1:
+        if arr.dtype.kind in "OUS":
+            return _to_values(_one_hot(arr, sorted(pd.unique(arr))), vector_name, matrix_prefix, where)
+        if arr.dtype.kind not in "biuf":
+            raise _non_numeric(where, [vector_name])
+        return arr.astype(float, copy=False)[:, None], [vector_name]
+    if arr.ndim == 2:
+        names = _matrix_names(arr.shape[1], matrix_prefix)
+        if arr.dtype.kind not in "biuf":
+            raise _non_numeric(where, names)
+        return arr.astype(float, copy=False), names
+    raise ValueError(f"the {where} returned an array of shape {arr.shape}; predictions must be 1-d or 2-d")
 
 
 def _to_frame(raw, vector_name: str, matrix_prefix: str) -> pd.DataFrame:
@@ -53,11 +111,11 @@ def _to_frame(raw, vector_name: str, matrix_prefix: str) -> pd.DataFrame:
         out = raw.reset_index(drop=True).copy()
         out.columns = [str(c) for c in out.columns]
         return out
-    if isinstance(raw, pd.Series):
-        if isinstance(raw.dtype, pd.CategoricalDtype) or raw.dtype == object:
-            return _one_hot(raw.to_numpy(), raw.cat.categories if isinstance(raw.dtype, pd.CategoricalDtype) else sorted(pd.unique(raw)))
-        return pd.DataFrame({vector_name: raw.to_numpy()})
-    arr = np.asarray(raw)
+    if isinstance(raw, pd.Series) and (isinstance(raw.dtype, pd.CategoricalDtype) or raw.dtype == object):
+        return _to_frame(_Named(*_to_values(raw, vector_name, matrix_prefix)), vector_name, matrix_prefix)
+    if isinstance(raw, _Named):
+        return pd.DataFrame(np.array(raw.values, dtype=float), columns=raw.names)
+    arr = np.asarray(raw.to_numpy() if isinstance(raw, pd.Series) else raw)
     if arr.ndim == 0:
         arr = arr.reshape(1)
     if arr.ndim == 1:
@@ -65,7 +123,7 @@ def _to_frame(raw, vector_name: str, matrix_prefix: str) -> pd.DataFrame:
             return _one_hot(arr, sorted(pd.unique(arr)))
         return pd.DataFrame({vector_name: arr})
     if arr.ndim == 2:
-        return _unnamed_matrix_frame(arr, matrix_prefix)
+        return pd.DataFrame(arr, columns=_matrix_names(arr.shape[1], matrix_prefix))
     raise ValueError(f"the model returned an array of shape {arr.shape}; predictions must be 1-d or 2-d")
 
 
@@ -107,22 +165,29 @@ def prediction_function(model=None, predict_function: Optional[Callable] = None,
     callable
         ``f(newdata: DataFrame) -> DataFrame``.
     """
+    call, vector_name, matrix_prefix = _raw_prediction(model, predict_function, type)
+    return lambda nd: _to_frame(call(nd), vector_name, matrix_prefix)
+
+
+def _raw_prediction(model=None, predict_function: Optional[Callable] = None, type: Optional[str] = None):
+    """(call, vector name, matrix prefix): the model call and the names iml gives its output."""
     m, f = model, predict_function
     if m is None:
-        return lambda nd: _to_frame(f(nd), "pred", "X")
+        return f, "pred", "X"
     if f is not None:
-        return lambda nd: _to_frame(f(m, nd), "..prediction", "..prediction")
+        return (lambda nd: f(m, nd)), "..prediction", "..prediction"
     if hasattr(m, "_pyiml_predict"):
-        return m._pyiml_predict
+        return m._pyiml_predict, "pred", "X"
     if _is_sklearn_classifier(m):
         if type in _TYPES_PROB and hasattr(m, "predict_proba"):
-            return lambda nd: pd.DataFrame(np.asarray(m.predict_proba(nd)), columns=[str(c) for c in m.classes_])
+            names = [str(c) for c in m.classes_]
+            return (lambda nd: _Named(np.asarray(m.predict_proba(nd), dtype=float), names)), "pred", "X"
         if type in _TYPES_PROB or type in _TYPES_CLASS:
-            return lambda nd: _one_hot(np.asarray(m.predict(nd)), m.classes_)
+            return (lambda nd: _one_hot(np.asarray(m.predict(nd)), m.classes_)), "pred", "X"
         raise ValueError(f"type={type!r} is not known for a scikit-learn classifier: use 'prob' or 'class'")
     if _is_statsmodels_results(m):
-        return lambda nd: _to_frame(_statsmodels_predict(m, nd), "pred", "X")
-    return lambda nd: _to_frame(m.predict(nd), "pred", "X")
+        return (lambda nd: _statsmodels_predict(m, nd)), "pred", "X"
+    return m.predict, "pred", "X"
 
 
 class Predictor:
@@ -217,7 +282,8 @@ class Predictor:
         self.type = type
         self.batch_size = int(batch_size)
         self.task = self._infer_task()
-        self._prediction_function = prediction_function(model, predict_function, type)
+        self._call, self._vector_name, self._matrix_prefix = _raw_prediction(model, predict_function, type)
+        self._feature_cols: Optional[tuple] = None  # (newdata.columns seen last, the features it has)
         self.output_names: Optional[List[str]] = None
         self._raw_names: Optional[List[str]] = None
         self._col_index: Optional[np.ndarray] = None
@@ -237,7 +303,8 @@ class Predictor:
         return "unknown"
 
     def _raw_predict(self, newdata: pd.DataFrame) -> pd.DataFrame:
-        return self._prediction_function(newdata)
+        """The model's prediction of ``newdata`` as a frame with iml's column names."""
+        return _to_frame(self._call(newdata), self._vector_name, self._matrix_prefix)
 
     # ------------------------------------------------------------------ prediction
     def predict(self, newdata: pd.DataFrame) -> pd.DataFrame:
@@ -255,34 +322,35 @@ class Predictor:
         if not isinstance(newdata, pd.DataFrame):
             raise TypeError(f"newdata must be a pandas DataFrame, not {type(newdata).__name__}")
         values = self.predict_array(newdata)
-        return pd.DataFrame(values, columns=self.output_names)
+        return pd.DataFrame(values, columns=self.output_names, copy=values.base is not None)
+
+    def _features_of(self, newdata: pd.DataFrame) -> pd.DataFrame:
+        """``newdata`` restricted to the feature columns, in feature order (no copy if it is)."""
+        cols = newdata.columns
+        seen = self._feature_cols
+        if seen is not None and seen[0] is cols:
+            feats = seen[1]
+        else:
+            feats = [c for c in self.data.feature_names if c in cols]
+            feats = None if list(cols) == feats else feats
+            self._feature_cols = (cols, feats)
+        return newdata if feats is None else newdata.loc[:, feats]
 
     def predict_array(self, newdata: pd.DataFrame) -> np.ndarray:
         """Like :meth:`predict` but returns the values as a float array of shape (n, k).
 
-        Used by the methods; ``output_names`` holds the column names.
+        Used by the methods; ``output_names`` holds the column names. The array may share
+        memory with what the model returned: do not modify it.
         """
-        feats = [c for c in self.data.feature_names if c in newdata.columns]
-        nd = newdata if list(newdata.columns) == feats else newdata.loc[:, feats]
-        raw = self._raw_predict(nd)
         n = len(newdata)
         where = "predict_function" if self.predict_function is not None else "model"
-        if not isinstance(raw, pd.DataFrame) or len(raw) != n:
-            got = len(raw) if hasattr(raw, "__len__") else "?"
+        raw = self._call(self._features_of(newdata))
+        values, names = _to_values(raw, self._vector_name, self._matrix_prefix, where)
+        if len(values) != n:
             raise ValueError(
-                f"the {where} returned {got} predictions for {n} rows of newdata: it must return one "
+                f"the {where} returned {len(values)} predictions for {n} rows of newdata: it must return one "
                 "prediction (row) per input row"
             )
-        names = [str(c) for c in raw.columns]
-        bad = [c for c, dt in zip(names, raw.dtypes) if not (pd.api.types.is_numeric_dtype(dt) or pd.api.types.is_bool_dtype(dt))]
-        if bad:
-            raise ValueError(
-                f"the {where} returned non-numeric prediction column(s) {bad}: return numbers "
-                "(probabilities or one-hot labels), e.g. use predict_proba or type='prob'"
-            )
-        values = raw.to_numpy(dtype=float)
-        if values.ndim == 1:
-            values = values[:, None]
         if np.isnan(values).any():
             r, c = np.argwhere(np.isnan(values))[0]
             raise ValueError(
