@@ -31,15 +31,19 @@ def _dt_mean(v: np.ndarray) -> np.ndarray:
     return r_seq_sum(v) / v.shape[0]
 
 
-def _dt_var(v: np.ndarray) -> np.ndarray:
+def _dt_var(v: np.ndarray, exact: bool = True) -> np.ndarray:
     """data.table's grouped ``var`` (GForce ``gvar``) down axis 0.
 
     Long-double mean with a correction pass, then the sum of squared deviations (each in double)
-    accumulated in long double, divided by n - 1 in double; NaN for one value (R's NA).
+    accumulated in long double, divided by n - 1 in double; NaN for one value (R's NA). With
+    ``exact=False`` the same two-pass variance in double (within a few ulps of it).
     """
     n = v.shape[0]
     if n < 2:
         return np.full(v.shape[1:], np.nan)
+    if not exact:
+        d = v - v.mean(axis=0)
+        return np.einsum("ij,ij->j", d, d) / (n - 1)
     vl = v.astype(_LD)
     m = r_seq_sum(vl) / n
     m = m + r_seq_sum(vl - m) / n
@@ -139,6 +143,9 @@ def check_x_interest(data, x_interest, argument: str = "x_interest") -> pd.DataF
 
 def _encode_rows(data, x: pd.DataFrame) -> dict:
     """Rows of ``x`` encoded like :meth:`pyiml.data.Data.encoded` (category codes, values)."""
+    if data.all_float:  # one conversion instead of a Series per column
+        arr = x.to_numpy(dtype=float)
+        return {c: arr[:, j] for j, c in enumerate(data.feature_names)}
     enc = {}
     for c in data.feature_names:
         col = x[c]
@@ -231,7 +238,11 @@ class Shapley(InterpretationMethod):
 
     # ------------------------------------------------------------------ run
     def _draws(self, n_points: int):
-        """Background rows (R, M), feature orders (R, M, p) and chosen background samples (R, M)."""
+        """Background rows (R, M), feature ranks (R, M, p) and chosen background samples (R, M).
+
+        ``rank[r, m, k]`` is the position of feature k in sample m's feature order. Under
+        :class:`~pyiml.RRandom` the orders are drawn as iml draws them and inverted; a numpy
+        source draws the ranks directly (the inverse of a uniform permutation is uniform)."""
         rs, N, M, p = self._rs, self.sampler.n_rows, self.sample_size, self.sampler.n_features
         if rs.r_exact:
             bg = np.empty((n_points, M), dtype=np.intp)
@@ -242,25 +253,23 @@ class Shapley(InterpretationMethod):
                 for m in range(M):
                     orders[r, m] = rs.permutation(p)
                     zsel[r, m] = rs.choice(M, 1)[0]
-            return bg, orders, zsel
+            return bg, np.argsort(orders, axis=2), zsel
         bg = np.asarray(rs.choice(N, n_points * M, replace=True), dtype=np.intp).reshape(n_points, M)
-        orders = np.asarray(rs.permutations(p, n_points * M), dtype=np.intp).reshape(n_points, M, p)
+        rank = np.asarray(rs.permutations(p, n_points * M), dtype=np.intp).reshape(n_points, M, p)
         zsel = np.asarray(rs.choice(M, n_points * M, replace=True), dtype=np.intp).reshape(n_points, M)
-        return bg, orders, zsel
+        return bg, rank, zsel
 
     def _run(self, force: bool = False) -> None:
         data = self.sampler
         x = self.x_interest
-        n_points, M, p, N = len(x), self.sample_size, data.n_features, data.n_rows
-        bg, orders, zsel = self._draws(n_points)
-        rank = np.argsort(orders, axis=2)  # position of each feature in the order
+        n_points, M, p = len(x), self.sample_size, data.n_features
+        bg, rank, zsel = self._draws(n_points)
         zrow = np.take_along_axis(bg, zsel, axis=1)  # (R, M) data row of each sample's z
-        base = {c: np.concatenate([v, xv]) for (c, v), xv in
-                zip(data.encoded().items(), _encode_rows(data, x).values())}
+        xenc = _encode_rows(data, x)
         bs = self.predictor.batch_size
         chunks = [np.arange(c.start, c.stop) for c in split_chunks(n_points, M * p + 1, bs, self.n_jobs, self.progress)]
-        parts = map_items(lambda rows: self._contributions(rows, rank, zrow, base, N), chunks, self.n_jobs, bs,
-                     self.progress, "Shapley")
+        parts = map_items(lambda rows: self._contributions(rows, rank, zrow, xenc), chunks, self.n_jobs, bs,
+                          self.progress, "Shapley")
         diff = np.concatenate([d for d, _ in parts], axis=0)
         y_x = np.concatenate([px for _, px in parts], axis=0)
         self.contributions = diff
@@ -270,7 +279,7 @@ class Shapley(InterpretationMethod):
         self.results = self._aggregate_results(diff, outputs)
         self._finished = True
 
-    def _contributions(self, rows: np.ndarray, rank, zrow, base, N: int):
+    def _contributions(self, rows: np.ndarray, rank, zrow, xenc):
         """Contributions (len(rows), M, p, k) and predictions of the points (len(rows), k).
 
         Per sample only p + 1 distinct rows exist — the chain from z (t = 0 features of x)
@@ -279,39 +288,59 @@ class Shapley(InterpretationMethod):
         """
         data = self.sampler
         names = data.feature_names
+        enc = data.encoded()
         M, p = self.sample_size, data.n_features
         Rc = len(rows)
-        rk = rank[rows]  # (Rc, M, p)
-        zr = zrow[rows]  # (Rc, M)
-        n_chain = Rc * M * p
+        S = Rc * M
+        rk = rank[rows].reshape(S, p)  # one row per sample
+        zr = zrow[rows].reshape(S)
+        pts = np.repeat(rows, M)  # the point of interest of each sample
+        n_chain = S * p
+        # before[j, s, t]: feature j is ranked before chain row t in sample s (takes x there)
+        before = rk.T[:, :, None] < np.arange(p) if S * p * p <= 4 * 10 ** 6 else None
 
-        rk2 = rk.reshape(-1, p)  # one row per sample
-        zr1 = zr.reshape(-1)
-        tpos = np.arange(p)
+        def fill_chain(cols, a: int, b: int) -> None:
+            """Chain rows of samples a..b-1 into ``cols``: row t of a sample takes x on the
+            features ranked before t and z elsewhere."""
+            for j, c in enumerate(names):
+                dst = cols[j][:(b - a) * p].reshape(b - a, p)
+                dst[:] = enc[c][zr[a:b]][:, None]
+                mask = before[j][a:b] if before is not None else rk[a:b, j, None] < np.arange(p)
+                np.copyto(dst, xenc[c][pts[a:b]][:, None], where=mask)
 
-        def make(s, e):
-            src = np.empty((p, e - s), dtype=np.intp)  # data (or x) row of every design cell
+        fast = data.all_float
+
+        def make(s: int, e: int):
+            mat = np.empty((p, e - s)) if fast else None
+            cols = list(mat) if fast else [np.empty(e - s, dtype=enc[c].dtype) for c in names]
             c_end = min(e, n_chain)
             if s < c_end:
-                a, b = s // p, -(-c_end // p)  # the samples of rows s..c_end
-                # chain row t of a sample takes x on the features ranked before t
-                take_x = (rk2[a:b, None, :] < tpos[None, :, None]).reshape(-1, p)[s - a * p:c_end - a * p].T
-                q = np.arange(s, c_end) // p
-                src[:, :c_end - s] = np.where(take_x, N + rows[q // M], zr1[q])
-            if e > n_chain:
+                a, b = s // p, -(-c_end // p)
+                if s == a * p and c_end == b * p:
+                    fill_chain(cols, a, b)
+                else:  # a batch boundary inside a sample's chain
+                    tmp = [np.empty((b - a) * p, dtype=col.dtype) for col in cols]
+                    fill_chain(tmp, a, b)
+                    for col, t in zip(cols, tmp):
+                        col[:c_end - s] = t[s - a * p:c_end - a * p]
+            if e > n_chain:  # the points themselves
                 lo = max(s, n_chain)
-                src[:, lo - s:] = N + rows[np.arange(lo, e) - n_chain]
-            return gather_design(data, base, dict(zip(names, src)))
+                idx = rows[np.arange(lo, e) - n_chain]
+                for j, c in enumerate(names):
+                    cols[j][lo - s:] = xenc[c][idx]
+            if fast:
+                return pd.DataFrame(mat.T, columns=names, copy=False)
+            return data.decode_frame(dict(zip(names, cols)))
 
         P = self.predictor.predict_batched(n_chain + Rc, make)
         K = P.shape[1]
-        ext = np.empty((Rc, M, p + 1, K))
-        ext[:, :, :p] = P[:n_chain].reshape(Rc, M, p, K)
+        chain = P[:n_chain].reshape(S, p, K)
         px = P[n_chain:]
-        ext[:, :, p] = px[:, None, :]
-        with_k = np.take_along_axis(ext, (rk + 1)[..., None], axis=2)
-        without_k = np.take_along_axis(ext, rk[..., None], axis=2)
-        return with_k - without_k, px
+        step = np.empty((S, p, K))  # step t: the change when the feature at position t joins
+        np.subtract(chain[:, 1:], chain[:, :-1], out=step[:, :p - 1])
+        np.subtract(np.repeat(px, M, axis=0), chain[:, p - 1], out=step[:, p - 1])
+        diff = np.take_along_axis(step, rk[..., None], axis=1)
+        return diff.reshape(Rc, M, p, K), px
 
     def _set_predictions(self, y_x: np.ndarray, outputs: List[str]) -> None:
         if self._avg is None:
@@ -329,7 +358,7 @@ class Shapley(InterpretationMethod):
         n_points, M, p, K = diff.shape
         v = np.ascontiguousarray(diff.transpose(1, 0, 3, 2)).reshape(M, -1)  # (M, R*K*p): r, class, feature
         phi = _dt_mean(v).reshape(n_points, K, p)
-        var = _dt_var(v).reshape(n_points, K, p)
+        var = _dt_var(v, exact=self._rs.r_exact).reshape(n_points, K, p)
         names = data.feature_names
         values = _feature_values(self.x_interest)  # (R, p)
         cols = {}

@@ -104,14 +104,12 @@ def _scientific(r: np.ndarray):
 
 def _drop0(s: str) -> str:
     """``EncodeRealDrop0``: drop trailing zeros (and a bare point) after the decimal point."""
-    dot = s.find(".")
-    if dot < 0:
+    if "." not in s:
         return s
-    end = dot + 1
-    while end < len(s) and s[end].isdigit():
-        end += 1
-    mant = s[dot + 1:end].rstrip("0")
-    return s[:dot] + ("." + mant if mant else "") + s[end:]
+    e = s.find("e")
+    if e < 0:
+        return s.rstrip("0").rstrip(".")
+    return s[:e].rstrip("0").rstrip(".") + s[e:]
 
 
 def _format_doubles(x: np.ndarray) -> list:
@@ -139,13 +137,9 @@ def _format_doubles(x: np.ndarray) -> list:
     d = nsig - 1
     w_sci = neg + (d > 0) + d + 4 + e
     fixed = w_fixed <= w_sci
-    for j, i in enumerate(idx):
-        val = float(v[j])
-        if fixed[j]:
-            s = "%.*f" % (int(rgt[j]), val)
-        else:
-            s = "%.*e" % (int(d[j]), val)
-        out[i] = _drop0(s)
+    digits = np.where(fixed, rgt, d).tolist()
+    for i, f, k, val in zip(idx.tolist(), fixed.tolist(), digits, v.tolist()):
+        out[i] = _drop0(("%.*f" if f else "%.*e") % (k, val))
     return out
 
 
