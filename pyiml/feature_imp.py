@@ -151,7 +151,7 @@ class FeatureImp(InterpretationMethod):
         self._multiclass = preds.shape[1] > 1
         self._outputs = list(predictor.output_names)
         self._actual = self._prepare_actual(data.y.iloc[:, 0])
-        self.original_error = float(self._eval_loss(self._loss_actual(np.arange(n)), self._q(preds)))
+        self.original_error = float(self._eval_loss(self._loss_actual(None), self._q(preds)))
         if self.original_error == 0 and self.compare == "ratio":
             warnings.warn("Model error is 0, switching from compare='ratio' to compare='difference'",
                           UserWarning, stacklevel=2)
@@ -195,8 +195,13 @@ class FeatureImp(InterpretationMethod):
             return np.asarray(self._outputs, dtype=object)[np.argmax(preds, axis=1)]
         return preds[:, 0]
 
-    def _loss_actual(self, idx: np.ndarray):
-        a = self._actual[idx]
+    def _loss_actual(self, idx: Optional[np.ndarray]):
+        """The loss's ``actual`` at rows ``idx`` (None: all rows in order; shared with the named
+        losses, which do not modify it, copied for a user's callable)."""
+        if idx is None:
+            a = self._actual if self._named_loss else self._actual.copy()
+        else:
+            a = self._actual[idx]
         if a.ndim == 2 and self._named_loss:
             return a.ravel()
         return a
@@ -305,11 +310,10 @@ class FeatureImp(InterpretationMethod):
 
         preds = self.predictor.predict_batched(len(pflat), make)
         out = np.empty((len(chunk), R))
-        natural = np.arange(n)
         for a, _g in enumerate(chunk):
             for r in range(R):
                 lo = a * block + r * n
-                rows = pflat[lo:lo + n] if r_order else natural
+                rows = pflat[lo:lo + n] if r_order else None
                 out[a, r] = self._eval_loss(self._loss_actual(rows), self._q(preds[lo:lo + n]))
         return out
 
@@ -336,7 +340,7 @@ class FeatureImp(InterpretationMethod):
         blocks = [(a, r) for a in range(len(chunk)) for r in range(R)]
         per = buf.shape[1] // n
         out = np.empty((len(chunk), R))
-        actual = self._loss_actual(np.arange(n))
+        actual = self._loss_actual(None)
         for s in range(0, len(blocks), per):
             todo = blocks[s:s + per]
             m = len(todo) * n
