@@ -159,6 +159,30 @@ def test_ann_returns_a_nearest_point_and_is_deterministic():
         np.testing.assert_array_equal(nb, nearest(ref, q))
 
 
+def test_ann_shortcut_equals_the_kd_tree_search():
+    # nearest() settles clear nearest points from the distance matrix and sends ties to the tree:
+    # the answers must be the tree's for every query (ties, near ties, grids, random floats)
+    from pyiml._algorithms.ann import KDTree
+
+    rng = np.random.default_rng(11)
+    for case in range(60):
+        kind = case % 3
+        if kind == 0:  # integer lattice: many exact ties
+            ref = np.unique(rng.integers(0, 8, size=(rng.integers(2, 40), 2)).astype(float), axis=0)
+            q = rng.integers(-1, 9, size=(25, 2)).astype(float)
+        elif kind == 1:  # normalised midpoints of quantile-like grids, as impute_cells uses
+            g1, g2 = np.sort(rng.uniform(size=12)), np.sort(rng.uniform(size=9))
+            z = np.column_stack([np.repeat(g1, 9), np.tile(g2, 12)])
+            miss = rng.uniform(size=len(z)) < 0.3
+            ref, q = z[~miss], z[miss]
+        else:  # random floats
+            ref, q = rng.normal(size=(rng.integers(1, 30), 2)), rng.normal(size=(20, 2))
+        if len(q) == 0 or len(ref) == 0:
+            continue
+        tree = KDTree(ref)
+        np.testing.assert_array_equal(nearest(ref, q), [tree.query1(x) for x in q])
+
+
 def test_impute_cells_fills_from_nearest_cell_only():
     vals = np.array([[1.0, np.nan, 3.0], [np.nan, np.nan, np.nan], [7.0, np.nan, 9.0]])[:, :, None]
     x = np.array([0.1, 0.5, 0.9])

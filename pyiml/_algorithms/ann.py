@@ -216,14 +216,51 @@ class KDTree:
         return best[1]
 
 
+#: Brute-force distance matrices up to this many entries are used to settle clear nearest points.
+_BRUTE_MAX = 4 * 10 ** 6
+
+
 def nearest(ref, queries) -> np.ndarray:
     """For each query row the 0-based index of its nearest ``ref`` row, ANN's tie-breaking.
 
     R equivalent: ``yaImpute::ann(ref, queries, k = 1)$knnIndexDist[, 1] - 1``.
+
+    A query whose nearest point is clear (the second nearest farther by more than rounding
+    could blur: relative 1e-9, absolute 1e-12 of the squared extent) has one answer, which ANN's
+    exact search returns too; it is taken from all distances at once. Only the others (ties,
+    near ties) go through the kd-tree, built only when one is left.
     """
     queries = np.asarray(queries, dtype=float)
+    ref_a = np.asarray(ref, dtype=float)
     if queries.ndim != 2:
         raise ValueError(f"queries must be a 2-d array, got shape {queries.shape}")
+    if ref_a.ndim == 2 and ref_a.shape[0] > 0 and queries.shape[1] == ref_a.shape[1] \
+            and queries.shape[0] * ref_a.shape[0] <= _BRUTE_MAX and np.isfinite(ref_a).all() \
+            and np.isfinite(queries).all():
+        out = np.full(len(queries), -1, dtype=np.int64)
+        if len(ref_a) == 1:
+            out[:] = 0
+            return out
+        d2 = np.zeros((len(queries), len(ref_a)))
+        for d in range(ref_a.shape[1]):
+            t = queries[:, d, None] - ref_a[None, :, d]
+            d2 += t * t
+        rows = np.arange(len(queries))
+        two = np.argpartition(d2, 1, axis=1)[:, :2]
+        first, second = d2[rows, two[:, 0]], d2[rows, two[:, 1]]
+        swap = second < first
+        best = np.where(swap, two[:, 1], two[:, 0])
+        lo, hi = np.minimum(first, second), np.maximum(first, second)
+        allp = np.concatenate([ref_a, queries])
+        extent = float(np.max(allp.max(axis=0) - allp.min(axis=0))) ** 2
+        clear = hi - lo > 1e-9 * lo + 1e-12 * extent
+        out[clear] = best[clear]
+        if clear.all():
+            return out
+        tree = KDTree(ref_a)
+        for i in np.flatnonzero(~clear):
+            out[i] = tree.query1(queries[i])
+        return out
     tree = KDTree(ref)
     if queries.shape[1] != tree.dim:
         raise ValueError(f"queries have {queries.shape[1]} columns but ref has {tree.dim}")
