@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numbers
 import os
+import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, List
 
@@ -46,12 +47,26 @@ def split_chunks(n_items: int, rows_per_item: int, batch_size: int, n_jobs: int,
     return [range(i, min(i + per, n_items)) for i in range(0, n_items, per)]
 
 
+#: Threads are kept only when two items on two threads take less than this share of the time
+#: one item takes alone, times two (below 1 so that noise does not turn a tie into a loss).
+THREAD_GAIN = 0.9
+
+#: The last measured decision per kind of work (``desc``): used when a call has too few items
+#: to measure its own.
+_THREADS_PAY: dict = {}
+
+
 def map_items(fn: Callable, items: list, n_jobs: int, batch_size: int, progress: bool, desc: str) -> list:
     """``[fn(x) for x in items]``, with an optional tqdm bar, on up to ``n_jobs`` threads.
 
     Threads are used only when they can pay: several items, several usable CPUs and model calls
-    of at least :data:`THREAD_MIN_BATCH` rows. The results do not depend on it: every item
-    carries its own random draws.
+    of at least :data:`THREAD_MIN_BATCH` rows. Whether they do pay is measured, not assumed (a
+    numpy model that is bound by memory bandwidth, or Python work under the GIL, gains little
+    from threads): the first item runs alone, the next ``workers`` items on the threads, and the
+    rest stays on the threads only when those took less than :data:`THREAD_GAIN` times
+    ``workers`` times the first item; otherwise it runs on the calling thread. With too few
+    items to measure, the last decision for the same ``desc`` is used. The results do not depend
+    on any of this: every item carries its own random draws.
     """
     workers = 1
     if n_jobs > 1 and len(items) > 1 and batch_size >= THREAD_MIN_BATCH:
@@ -69,10 +84,22 @@ def map_items(fn: Callable, items: list, n_jobs: int, batch_size: int, progress:
         return out
 
     try:
-        if workers <= 1:
+        if workers <= 1 or (len(items) <= workers and not _THREADS_PAY.get(desc, True)):
             return [run(x) for x in items]
         with ThreadPoolExecutor(max_workers=workers) as ex:
-            return list(ex.map(run, items))
+            if len(items) <= workers:
+                return list(ex.map(run, items))
+            t0 = time.perf_counter()
+            out = [run(items[0])]
+            alone = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            out += list(ex.map(run, items[1:1 + workers]))
+            together = time.perf_counter() - t0
+            pays = together < THREAD_GAIN * workers * alone
+            _THREADS_PAY[desc] = pays
+            rest = items[1 + workers:]
+            out += list(ex.map(run, rest)) if pays else [run(x) for x in rest]
+            return out
     finally:
         if bar is not None:
             bar.close()

@@ -1,0 +1,68 @@
+"""``map_items``: threads are kept only when they are measured to pay; results never change."""
+import threading
+import time
+
+import pytest
+
+from pyiml import _parallel
+from pyiml._parallel import map_items, split_chunks
+
+
+@pytest.fixture(autouse=True)
+def two_cpus(monkeypatch):
+    monkeypatch.setattr(_parallel, "_cpus", lambda: 2)
+    monkeypatch.setattr(_parallel, "_THREADS_PAY", {})
+
+
+def _recorder(lock=None, pause=0.02):
+    seen = []
+
+    def fn(x):
+        seen.append((x, threading.get_ident()))
+        if lock is None:
+            time.sleep(pause)          # releases the GIL: two threads overlap
+        else:
+            with lock:                 # one at a time, as work under the GIL
+                time.sleep(pause)
+        return x * x
+
+    return fn, seen
+
+
+def test_threads_kept_when_they_pay():
+    fn, seen = _recorder()
+    out = map_items(fn, list(range(7)), n_jobs=2, batch_size=10 ** 5, progress=False, desc="pays")
+    assert out == [x * x for x in range(7)]
+    assert _parallel._THREADS_PAY["pays"] is True
+    main = threading.get_ident()
+    assert seen[0] == (0, main)                            # the first item alone, on the caller
+    assert all(t != main for x, t in seen[1:])             # the rest on the pool
+
+
+def test_threads_dropped_when_they_do_not_pay():
+    fn, seen = _recorder(lock=threading.Lock(), pause=0.05)
+    out = map_items(fn, list(range(7)), n_jobs=2, batch_size=10 ** 5, progress=False, desc="serial")
+    assert out == [x * x for x in range(7)]
+    assert _parallel._THREADS_PAY["serial"] is False
+    main = threading.get_ident()
+    assert [t == main for _, t in seen] == [True, False, False, True, True, True, True]
+    # a later call too small to measure follows the last decision: all on the caller
+    seen.clear()
+    assert map_items(fn, [5, 6], n_jobs=2, batch_size=10 ** 5, progress=False, desc="serial") == [25, 36]
+    assert all(t == main for _, t in seen)
+
+
+def test_no_threads_for_small_batches_or_one_job():
+    for n_jobs, bs in ((1, 10 ** 5), (2, 100)):
+        fn, seen = _recorder(pause=0)
+        assert map_items(fn, list(range(5)), n_jobs=n_jobs, batch_size=bs, progress=False, desc="x") == [0, 1, 4, 9, 16]
+        assert {t for _, t in seen} == {threading.get_ident()}
+    assert "x" not in _parallel._THREADS_PAY
+
+
+def test_split_chunks_cover_the_items_once():
+    for n_items, rows, bs, jobs in ((10, 500_000, 10 ** 5, 1), (100, 1001, 10 ** 5, 2), (7, 10, 10 ** 6, 3), (1, 5, 1, 2)):
+        chunks = split_chunks(n_items, rows, bs, jobs, progress=False)
+        assert [i for c in chunks for i in c] == list(range(n_items))
+        if jobs > 1 and n_items >= jobs:
+            assert len(chunks) >= jobs
