@@ -120,7 +120,7 @@ def test_n_jobs_and_batch_size_do_not_change_results(data, random_state):
     for bs in (37, 20_000):  # small batches run sequentially, large ones on threads
         p2 = Predictor(predict_function=nonlinear, data=data, batch_size=bs)
         b = Shapley(p2, data.iloc[:6], sample_size=25, random_state=rs(), n_jobs=2)
-        pd.testing.assert_frame_equal(a.results, b.results)
+        pd.testing.assert_frame_equal(a.results, b.results, check_exact=True)
 
 
 def test_batches_never_exceed_batch_size(data):
