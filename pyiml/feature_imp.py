@@ -87,7 +87,8 @@ class FeatureImp(InterpretationMethod):
         set of ``n_repetitions`` permutations and the losses use numpy's float64 sums (faster;
         see docs/differences.md).
     n_jobs : int, default 1
-        Threads over feature groups (-1: all cores). Results do not depend on it.
+        Threads over feature groups (-1: all cores), kept only where they are measured to pay
+        (see docs/differences.md). Results do not depend on it.
     progress : bool, default False
         Show a tqdm progress bar.
 

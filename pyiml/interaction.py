@@ -78,7 +78,8 @@ class Interaction(InterpretationMethod):
         gives them), so results equal iml's. With a numpy source one grid is drawn and shared by
         all features, which lets pyiml reuse partial dependences across features.
     n_jobs : int, default 1
-        Threads over features; results do not depend on it.
+        Threads over features, kept only where they are measured to pay (see
+        docs/differences.md); results do not depend on it.
     progress : bool, default False
         Show a tqdm progress bar.
 

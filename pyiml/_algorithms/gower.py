@@ -306,17 +306,25 @@ def gower_dist_to_point(x, y, eps: float = 1e-8, _stacklevel: int = 2) -> np.nda
     n, p = x.shape
     if n == 0:
         raise ValueError("x and y must have at least one row")
-    fin = np.isfinite(x)
     yfin = np.isfinite(y)
-    with np.errstate(invalid="ignore"):
-        hi = np.where(fin, x, -np.inf).max(axis=0)
-        lo = np.where(fin, x, np.inf).min(axis=0)
+    # a column whose sum is finite has only finite values (NaN and inf propagate into sums)
+    with np.errstate(invalid="ignore", over="ignore"):
+        col_fin = np.isfinite(np.add.reduce(x, axis=0))
+    if col_fin.all():
+        fin = None
+        hi, lo = x.max(axis=0), x.min(axis=0)
+    else:
+        fin = np.isfinite(x)
+        with np.errstate(invalid="ignore"):
+            hi = np.where(fin, x, -np.inf).max(axis=0)
+            lo = np.where(fin, x, np.inf).min(axis=0)
     hi = np.where(yfin, np.fmax(hi, np.where(yfin, y, -np.inf)), hi)
     lo = np.where(yfin, np.fmin(lo, np.where(yfin, y, np.inf)), lo)
     with np.errstate(invalid="ignore"):
         rng = hi - lo  # NaN (inf - inf) where neither x nor y has a finite value
     num = np.zeros(n)
     den = np.zeros(n)
+    tmp = np.empty(n)
     for j in range(p):
         r = float(rng[j])
         if not math.isfinite(r) or r < eps:
@@ -324,6 +332,14 @@ def gower_dist_to_point(x, y, eps: float = 1e-8, _stacklevel: int = 2) -> np.nda
             continue
         if not yfin[j]:
             continue  # every pair of this column has a non-finite value: none is compared
+        if fin is None or col_fin[j]:  # every row compared: 1 - |x - y| / r, without temporaries
+            np.subtract(x[:, j], y[j], out=tmp)
+            np.abs(tmp, out=tmp)
+            np.divide(tmp, r, out=tmp)
+            np.subtract(1.0, tmp, out=tmp)
+            num += tmp
+            den += 1.0
+            continue
         ok = fin[:, j]
         with np.errstate(invalid="ignore"):
             num += np.where(ok, 1.0 - np.abs(x[:, j] - y[j]) / r, 0.0)
