@@ -440,7 +440,6 @@ def _elnet_cov(g0, gram, xv, nlam, flmin, thr, maxit, ne, nx):
     coefs, almo, rsqo = [], [], []
     jerr = 0
     lmu = 0
-    copysign = math.copysign
 
     for m in range(nlam):
         if m == 0:
@@ -463,12 +462,13 @@ def _elnet_cov(g0, gram, xv, nlam, flmin, thr, maxit, ne, nx):
                 # full pass over every usable variable
                 nlp += 1
                 dlx = 0.0
+                nab = -ab
                 for k in allk:
                     ak = a[k]
                     xvk = xvl[k]
                     u = g[k] + ak * xvk
-                    vv = abs(u) - ab
-                    an = copysign(vv, u) / xvk if vv > 0.0 else 0.0
+                    # soft threshold copysign(|u| - ab, u) / xvk, without the calls (same bits)
+                    an = (u - ab) / xvk if u > ab else ((u + ab) / xvk if u < nab else 0.0)
                     if an == ak:
                         continue
                     if not is_act[k]:
@@ -521,9 +521,9 @@ def _store_and_stop(a, active, alm, rsq, rsq0, coefs, almo, rsqo, lmu, mnl, flmi
 def _cov_partial(a, g, C, xvl, active, is_act, ab, thr, maxit, nlp, rsq):
     """Passes over the active set until convergence, then bring the inactive gradients up to
     date (glmnetpp ``partial_fit`` of the covariance point solver)."""
-    copysign = math.copysign
     act = list(active)
     da = [a[k] for k in act]
+    nab = -ab
     while True:
         nlp += 1
         dlx = 0.0
@@ -531,8 +531,7 @@ def _cov_partial(a, g, C, xvl, active, is_act, ab, thr, maxit, nlp, rsq):
             ak = a[k]
             xvk = xvl[k]
             u = g[k] + ak * xvk
-            vv = abs(u) - ab
-            an = copysign(vv, u) / xvk if vv > 0.0 else 0.0
+            an = (u - ab) / xvk if u > ab else ((u + ab) / xvk if u < nab else 0.0)
             if an == ak:
                 continue
             a[k] = an
