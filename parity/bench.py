@@ -9,8 +9,8 @@ Every case runs on the same data and the same model in one process:
   compute the same thing;
 * the floor: one model call on all the rows the method needs.
 
-Each time is the median of ``--repeats`` runs (default 5); pyiml's peak memory is measured with
-``tracemalloc`` (numpy buffers included). The table is printed and written to
+Each time is the median of ``--repeats`` runs (default 7; the Python sides take turns run by
+run); pyiml's peak memory is measured with ``tracemalloc`` (numpy buffers included). The table is printed and written to
 ``docs/benchmarks.md``.
 
 Cases are registered by the method modules' ``bench_cases(n)`` functions in :data:`CASE_MODULES`.
@@ -26,7 +26,7 @@ import time
 import tracemalloc
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, List, Optional
+from typing import Callable, Dict, List, Optional
 
 import numpy as np
 import pandas as pd
@@ -99,23 +99,33 @@ def best_time(fn: Callable, repeats: int = 3, clock: Callable[[], float] = time.
 
 
 def _median_time(fn: Callable, repeats: int) -> float:
-    """Median wall time of ``repeats`` calls after one warm-up call, with Python's garbage
-    collector paused as ``timeit`` does (its pauses depend on everything else the process holds,
-    here an embedded R and every earlier case's objects, not on the code timed)."""
-    fn()
-    times = []
+    """Median wall time of ``repeats`` calls after one warm-up call (see :func:`_median_times`)."""
+    return _median_times({"fn": fn}, repeats)["fn"]
+
+
+def _median_times(fns: Dict[str, Callable], repeats: int) -> Dict[str, float]:
+    """Median wall time of ``repeats`` calls of each function, after one warm-up call each.
+
+    The functions take turns (round by round), so a slow spell of a shared machine falls on all
+    of them alike instead of on whichever was being timed then; Python's garbage collector is
+    paused as ``timeit`` does (its pauses depend on everything else the process holds, here an
+    embedded R and every earlier case's objects, not on the code timed)."""
+    for fn in fns.values():
+        fn()
+    times: Dict[str, list] = {k: [] for k in fns}
     was_enabled = gc.isenabled()
     gc.collect()
     gc.disable()
     try:
         for _ in range(repeats):
-            t0 = time.perf_counter()
-            fn()
-            times.append(time.perf_counter() - t0)
+            for k, fn in fns.items():
+                t0 = time.perf_counter()
+                fn()
+                times[k].append(time.perf_counter() - t0)
     finally:
         if was_enabled:
             gc.enable()
-    return statistics.median(times)
+    return {k: statistics.median(v) for k, v in times.items()}
 
 
 def _peak_mb(fn: Callable) -> float:
@@ -181,10 +191,10 @@ def run_cases(cases: List[Case], repeats: int) -> pd.DataFrame:
     rows = []
     for c in cases:
         rep = c.repeats or repeats
-        t_py = _median_time(c.pyiml, rep)
+        sides = {k: f for k, f in (("pyiml", c.pyiml), ("sklearn", c.sklearn), ("floor", c.floor)) if f}
+        t = _median_times(sides, rep)
+        t_py, t_sk, t_fl = t["pyiml"], t.get("sklearn"), t.get("floor")
         mem = _peak_mb(c.pyiml)
-        t_sk = _median_time(c.sklearn, rep) if c.sklearn else None
-        t_fl = _median_time(c.floor, rep) if c.floor else None
         t_r = time_r(c.r_code, c.data, rep, c.r_model) if c.r_code is not None and c.data is not None else None
         if t_r is not None:
             t_r *= c.r_scale
@@ -243,8 +253,9 @@ def collect_cases(sizes, methods=None) -> List[Case]:
 
 NOTES = """Notes:
 
-- Python sides (pyiml, scikit-learn, floor): one warm-up call, then the median of the runs with the
-  garbage collector paused, as `timeit` does.
+- Python sides (pyiml, scikit-learn, floor): one warm-up call each, then the median of the runs
+  with the garbage collector paused, as `timeit` does; the three take turns run by run, so that a
+  slow spell of the shared machine falls on all of them alike.
 - R iml is timed inside R; a call shorter than 0.2 s is repeated until 0.2 s have passed (R's
   clock ticks in milliseconds). R is not run where its design would exceed 10^7 rows in one call
   (2-D PDP and Interaction at n = 100,000: 4-6 * 10^7 rows, tens of GB in R); pyiml predicts
@@ -262,7 +273,7 @@ NOTES = """Notes:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m parity.bench", description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", default="1000,100000")
-    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--repeats", type=int, default=7)
     ap.add_argument("--methods", default=None, help="comma-separated substrings of method names")
     ap.add_argument("--out", default=str(Path(__file__).resolve().parent.parent / "docs" / "benchmarks.md"))
     args = ap.parse_args(argv)

@@ -313,8 +313,8 @@ class Shapley(InterpretationMethod):
         n_chain = S * p
         fast = data.all_float
         if fast:  # (feature, sample) values of x and of z
-            xs = np.vstack([xenc[c] for c in names])[:, pts]
-            zs = np.vstack([enc[c] for c in names])[:, zr]
+            xs = np.vstack([xenc[c][pts] for c in names])
+            zs = np.vstack([enc[c][zr] for c in names])
         else:
             xs = [xenc[c][pts] for c in names]
             zs = [enc[c][zr] for c in names]
