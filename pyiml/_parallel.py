@@ -5,9 +5,9 @@ import numbers
 import os
 import time
 from concurrent.futures import ThreadPoolExecutor
-from typing import Callable, List
+from typing import Callable, List, Optional
 
-__all__ = ["check_n_jobs", "split_chunks", "map_items", "THREAD_MIN_BATCH"]
+__all__ = ["check_n_jobs", "min_items", "split_chunks", "map_items", "THREAD_MIN_BATCH"]
 
 
 def check_n_jobs(n_jobs) -> int:
@@ -36,12 +36,14 @@ def split_chunks(n_items: int, rows_per_item: int, batch_size: int, n_jobs: int,
     """Split ``n_items`` work items (groups, points) into consecutive chunks.
 
     A chunk holds about ``max(batch_size, 50 000)`` design rows, so that model calls are full;
-    with threads at least one chunk per thread, with a progress bar at most 1/20 of the items.
+    with threads at least :func:`min_items` chunks (one per thread and one more, so that
+    :func:`map_items` can measure whether threads pay), with a progress bar at most 1/20 of the
+    items.
     Results never depend on the chunking.
     """
     per = max(1, max(batch_size, _CHUNK_ROWS) // max(1, rows_per_item))
     if n_jobs > 1:
-        per = min(per, -(-n_items // n_jobs))
+        per = min(per, -(-n_items // min_items(n_jobs)))
     if progress:
         per = min(per, max(1, n_items // 20))
     return [range(i, min(i + per, n_items)) for i in range(0, n_items, per)]
@@ -51,12 +53,21 @@ def split_chunks(n_items: int, rows_per_item: int, batch_size: int, n_jobs: int,
 #: one item takes alone, times two (below 1 so that noise does not turn a tie into a loss).
 THREAD_GAIN = 0.9
 
-#: The last measured decision per kind of work (``desc``): used when a call has too few items
-#: to measure its own.
+#: A decision is measured again after this many calls that used it.
+RECHECK_EVERY = 16
+
+#: The last measured decision per kind of work ``(desc, key)``: [threads pay, calls since].
 _THREADS_PAY: dict = {}
 
 
-def map_items(fn: Callable, items: list, n_jobs: int, batch_size: int, progress: bool, desc: str) -> list:
+def min_items(n_jobs: int) -> int:
+    """Work items a call needs for :func:`map_items` to measure whether threads pay: one to run
+    alone and one per thread."""
+    return n_jobs + 1
+
+
+def map_items(fn: Callable, items: list, n_jobs: int, batch_size: int, progress: bool, desc: str,
+              key=None, whole: Optional[Callable] = None) -> list:
     """``[fn(x) for x in items]``, with an optional tqdm bar, on up to ``n_jobs`` threads.
 
     Threads are used only when they can pay: several items, several usable CPUs and model calls
@@ -64,9 +75,13 @@ def map_items(fn: Callable, items: list, n_jobs: int, batch_size: int, progress:
     numpy model that is bound by memory bandwidth, or Python work under the GIL, gains little
     from threads): the first item runs alone, the next ``workers`` items on the threads, and the
     rest stays on the threads only when those took less than :data:`THREAD_GAIN` times
-    ``workers`` times the first item; otherwise it runs on the calling thread. With too few
-    items to measure, the last decision for the same ``desc`` is used. The results do not depend
-    on any of this: every item carries its own random draws.
+    ``workers`` times the first item; otherwise it runs on the calling thread. The decision is
+    kept for the kind of work (``desc`` and the caller's ``key``, e.g. the predictor) and used
+    by later calls, which measure again after :data:`RECHECK_EVERY` calls or when nothing is
+    known yet (a call with too few items to measure uses threads then). When the decision says
+    the calling thread and ``whole`` is given, ``[whole()]`` is returned instead: the same work
+    done in one piece (which may be cheaper than item by item). The results do not depend on
+    any of this: every item carries its own random draws.
     """
     workers = 1
     if n_jobs > 1 and len(items) > 1 and batch_size >= THREAD_MIN_BATCH:
@@ -84,10 +99,21 @@ def map_items(fn: Callable, items: list, n_jobs: int, batch_size: int, progress:
         return out
 
     try:
-        if workers <= 1 or (len(items) <= workers and not _THREADS_PAY.get(desc, True)):
+        if workers <= 1:
             return [run(x) for x in items]
+        known = _THREADS_PAY.get((desc, key))
+        use_known = known is not None and (known[1] < RECHECK_EVERY or len(items) <= workers)
+        if use_known:
+            known[1] += 1
+            if not known[0]:
+                if whole is None:
+                    return [run(x) for x in items]
+                out = [whole()]
+                if bar is not None:
+                    bar.update(len(items))
+                return out
         with ThreadPoolExecutor(max_workers=workers) as ex:
-            if len(items) <= workers:
+            if use_known or len(items) <= workers:
                 return list(ex.map(run, items))
             t0 = time.perf_counter()
             out = [run(items[0])]
@@ -96,7 +122,7 @@ def map_items(fn: Callable, items: list, n_jobs: int, batch_size: int, progress:
             out += list(ex.map(run, items[1:1 + workers]))
             together = time.perf_counter() - t0
             pays = together < THREAD_GAIN * workers * alone
-            _THREADS_PAY[desc] = pays
+            _THREADS_PAY[(desc, key)] = [pays, 0]
             rest = items[1 + workers:]
             out += list(ex.map(run, rest)) if pays else [run(x) for x in rest]
             return out

@@ -36,7 +36,7 @@ import pandas as pd
 from ._ale import AleCatPlan, AleNumCatPlan, AleNumNumPlan, AleNumPlan
 from ._algorithms.grids import anchor_grid, expand_grid, grid_1d, r_approx
 from ._base import InterpretationMethod
-from ._parallel import THREAD_MIN_BATCH, check_n_jobs, map_items
+from ._parallel import THREAD_MIN_BATCH, check_n_jobs, map_items, min_items
 from ._pdp import PDPPlan, encode_values, predict_blocks
 from .predictor import Predictor
 from .random import as_random_source
@@ -587,7 +587,8 @@ class FeatureEffects(InterpretationMethod):
         Threads over groups of features (-1: all cores), each predicting its features' designs
         in its own stream of batches. Threads are used only when the predictor's
         ``batch_size`` is at least 10 000 rows (smaller model calls are dominated by Python
-        work that threads cannot share). Results do not depend on it.
+        work that threads cannot share), and kept only where they are measured to pay (see
+        docs/differences.md). Results do not depend on it.
     progress : bool, default False
         Show a tqdm progress bar over the features.
 
@@ -683,10 +684,11 @@ class FeatureEffects(InterpretationMethod):
         parallel = self.n_jobs > 1 and len(plans) > 1 and bs >= THREAD_MIN_BATCH
         if not parallel and not self.progress:
             return predict_blocks(self.predictor, blocks)
-        per = -(-len(plans) // self.n_jobs) if parallel else 1
+        per = -(-len(plans) // min_items(self.n_jobs)) if parallel else 1
         groups = [plans[i:i + per] for i in range(0, len(plans), per)]
         parts = map_items(lambda g: predict_blocks(self.predictor, [b for p in g for b in p.blocks]), groups,
-                          self.n_jobs if parallel else 1, bs, self.progress, "FeatureEffects")
+                          self.n_jobs if parallel else 1, bs, self.progress, "FeatureEffects", key=id(self.predictor),
+                          whole=lambda: predict_blocks(self.predictor, blocks))
         return [x for part in parts for x in part]
 
     def _params_repr(self) -> list:

@@ -33,7 +33,7 @@ def test_threads_kept_when_they_pay():
     fn, seen = _recorder()
     out = map_items(fn, list(range(7)), n_jobs=2, batch_size=10 ** 5, progress=False, desc="pays")
     assert out == [x * x for x in range(7)]
-    assert _parallel._THREADS_PAY["pays"] is True
+    assert _parallel._THREADS_PAY[("pays", None)][0] is True
     main = threading.get_ident()
     assert seen[0] == (0, main)                            # the first item alone, on the caller
     assert all(t != main for x, t in seen[1:])             # the rest on the pool
@@ -43,13 +43,21 @@ def test_threads_dropped_when_they_do_not_pay():
     fn, seen = _recorder(lock=threading.Lock(), pause=0.05)
     out = map_items(fn, list(range(7)), n_jobs=2, batch_size=10 ** 5, progress=False, desc="serial")
     assert out == [x * x for x in range(7)]
-    assert _parallel._THREADS_PAY["serial"] is False
+    assert _parallel._THREADS_PAY[("serial", None)][0] is False
     main = threading.get_ident()
     assert [t == main for _, t in seen] == [True, False, False, True, True, True, True]
-    # a later call too small to measure follows the last decision: all on the caller
+    # later calls follow the decision (all on the caller) until it is measured again
+    for _ in range(_parallel.RECHECK_EVERY):
+        seen.clear()
+        assert map_items(fn, [5, 6, 7], n_jobs=2, batch_size=10 ** 5, progress=False, desc="serial") == [25, 36, 49]
+        assert all(t == main for _, t in seen)
     seen.clear()
-    assert map_items(fn, [5, 6], n_jobs=2, batch_size=10 ** 5, progress=False, desc="serial") == [25, 36]
-    assert all(t == main for _, t in seen)
+    map_items(fn, [5, 6, 7], n_jobs=2, batch_size=10 ** 5, progress=False, desc="serial")
+    assert [t == main for _, t in seen] == [True, False, False]   # measured again
+    # the decision is per key: another predictor measures for itself
+    seen.clear()
+    map_items(fn, [5, 6, 7], n_jobs=2, batch_size=10 ** 5, progress=False, desc="serial", key=1)
+    assert [t == main for _, t in seen] == [True, False, False]
 
 
 def test_no_threads_for_small_batches_or_one_job():
@@ -57,12 +65,21 @@ def test_no_threads_for_small_batches_or_one_job():
         fn, seen = _recorder(pause=0)
         assert map_items(fn, list(range(5)), n_jobs=n_jobs, batch_size=bs, progress=False, desc="x") == [0, 1, 4, 9, 16]
         assert {t for _, t in seen} == {threading.get_ident()}
-    assert "x" not in _parallel._THREADS_PAY
+    assert ("x", None) not in _parallel._THREADS_PAY
 
 
 def test_split_chunks_cover_the_items_once():
     for n_items, rows, bs, jobs in ((10, 500_000, 10 ** 5, 1), (100, 1001, 10 ** 5, 2), (7, 10, 10 ** 6, 3), (1, 5, 1, 2)):
         chunks = split_chunks(n_items, rows, bs, jobs, progress=False)
         assert [i for c in chunks for i in c] == list(range(n_items))
-        if jobs > 1 and n_items >= jobs:
-            assert len(chunks) >= jobs
+        if jobs > 1:
+            assert len(chunks) >= min(n_items, _parallel.min_items(jobs))
+
+
+def test_whole_replaces_the_items_once_threads_are_known_to_lose():
+    fn, seen = _recorder(lock=threading.Lock(), pause=0.05)
+    map_items(fn, [1, 2, 3], n_jobs=2, batch_size=10 ** 5, progress=False, desc="w")  # measures: serial
+    assert _parallel._THREADS_PAY[("w", None)][0] is False
+    seen.clear()
+    out = map_items(fn, [1, 2, 3], n_jobs=2, batch_size=10 ** 5, progress=False, desc="w", whole=lambda: "all")
+    assert out == ["all"] and seen == []

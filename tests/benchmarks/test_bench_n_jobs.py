@@ -3,7 +3,8 @@
 FeatureImp (over feature groups), FeatureEffects (over features), Shapley (over rows of
 x_interest) and Interaction (over features), on the closed-form Friedman #1 model with
 n = 100 000 rows and batch_size 10^5, where threads are used. Each side is timed with the best of
-three runs; a margin of 15 % absorbs the noise of a shared two-core machine. The ratios are
+five runs, the two sides taking turns; a margin of 15 % absorbs the noise of a shared two-core
+machine. The ratios are
 attached to each benchmark's ``extra_info`` and printed (``-s``).
 """
 import pandas as pd
@@ -36,8 +37,10 @@ def test_threads_never_slower(benchmark, case, method):
     run = METHODS[method]
     res2 = benchmark(lambda: run(p, X, 2))
     pd.testing.assert_frame_equal(res2, run(p, X, 1))
-    t1 = best_time(lambda: run(p, X, 1))
-    t2 = best_time(lambda: run(p, X, 2))
+    t1 = t2 = float("inf")
+    for _ in range(5):  # the two take turns, so a slow spell of the machine falls on both
+        t1 = min(t1, best_time(lambda: run(p, X, 1), 1))
+        t2 = min(t2, best_time(lambda: run(p, X, 2), 1))
     benchmark.extra_info.update(t1=t1, t2=t2, ratio=t2 / t1)
     print(f"\n{method} n={N}: n_jobs=1 {t1:.4f}s, n_jobs=2 {t2:.4f}s, ratio {t2 / t1:.2f} ({_cpus()} CPUs)")
     assert t2 <= 1.15 * t1
