@@ -262,10 +262,12 @@ NOTES = """Notes:
   those designs in `batch_size` chunks.
 - The R side of "Shapley 100 rows" is 10 `explain()` calls, scaled by 10.
 - The floor is one model call on a prebuilt frame of the rows the method predicts (calls of 10^6
-  rows beyond that). With the closed form at n = 1,000 the floor is 0.02-0.4 ms, below pyiml's
-  fixed cost per call (argument checks, building the result DataFrame, R's number formatting),
-  so the floor ratio is large there; with a model whose prediction costs anything (model (b))
-  pyiml is within 0.7-1.9 times the floor.
+  rows beyond that): for FeatureImp the n·p·repetitions permuted rows plus the data once (the
+  model error), for Shapley iml's 2·M·p rows per point plus the data once (the average
+  prediction) and the points. With the closed form at n = 1,000 the floor is 0.02-0.5 ms, below
+  pyiml's fixed cost per call (argument checks, grids, building the result DataFrame, R's number
+  formatting), so the floor ratio is large there; with a model whose prediction costs anything
+  (model (b)) pyiml stays within about twice the floor (see the table).
 - Model (b) runs at n = 1,000 only: R's randomForest predicts about 10^5 rows a second, and both
   sides spend nearly all their time in it, so the ratios against R iml are close to 1 there."""
 

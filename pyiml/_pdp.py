@@ -81,7 +81,7 @@ def rows_block(rows: np.ndarray, pools: Dict[str, np.ndarray], index: Dict[str, 
         def fill(s, e, enc, out):       # consecutive data rows: slice copies
             for c, dst in out.items():
                 if c in pools:
-                    np.take(pools[c], index[c][s:e], out=dst)
+                    np.take(pools[c], index[c][s:e], out=dst, mode="clip")
                 else:
                     dst[:] = enc[c][r0 + s:r0 + e]
 
@@ -150,9 +150,9 @@ def _design_frame(data, enc: Dict[str, np.ndarray], parts, buffer: Optional[dict
                 rows, idx = b.make(lo, hi)
                 for j, c in write:
                     if c in b.pools:
-                        np.take(b.pools[c], idx[c], out=mat[j, a:e])
+                        np.take(b.pools[c], idx[c], out=mat[j, a:e], mode="clip")
                     else:
-                        np.take(enc[c], rows, out=mat[j, a:e])
+                        np.take(enc[c], rows, out=mat[j, a:e], mode="clip")
             a = e
         cols = getattr(data, "_pyiml_fe_columns", None)
         if cols is None:            # one Index for every batch (pandas infers a list's dtype each time)

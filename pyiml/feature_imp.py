@@ -342,22 +342,29 @@ class FeatureImp(InterpretationMethod):
         per = buf.shape[1] // n
         out = np.empty((len(chunk), R))
         actual = self._loss_actual(None)
+        dirty: Dict[int, List[int]] = {}  # slot k -> the permuted columns it still holds
+
+        def restore(keep: Dict[int, List[int]]) -> None:
+            for k, cols in dirty.items():
+                for j in cols:
+                    if j not in keep.get(k, ()):  # a column the next batch permutes again needs no restoring
+                        buf[j, k * n:(k + 1) * n] = base[j]
+
         for s in range(0, len(blocks), per):
             todo = blocks[s:s + per]
             m = len(todo) * n
-            written = []
+            written = {k: [col_idx[c] for c in groups[chunk[a]][1]] for k, (a, r) in enumerate(todo)}
+            restore(written)
             for k, (a, r) in enumerate(todo):
-                cols = [col_idx[c] for c in groups[chunk[a]][1]]
-                for j in cols:
-                    np.take(base[j], perms[chunk[a]][r], out=buf[j, k * n:(k + 1) * n])
-                written.append((cols, k))
+                for j in written[k]:
+                    # "clip": the indices are valid, and without a bounds check numpy writes straight into out
+                    np.take(base[j], perms[chunk[a]][r], out=buf[j, k * n:(k + 1) * n], mode="clip")
+            dirty = written
             frame = pd.DataFrame(buf[:, :m].T, columns=names, copy=False)
             preds = self.predictor.predict_array(frame)
-            for cols, k in written:
-                for j in cols:
-                    buf[j, k * n:(k + 1) * n] = base[j]
             for k, (a, r) in enumerate(todo):
                 out[a, r] = self._eval_loss(actual, self._q(preds[k * n:(k + 1) * n]))
+        restore({})  # the buffer is the thread's: leave it holding the data
         return out
 
     def _summarise(self) -> pd.DataFrame:

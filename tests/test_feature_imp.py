@@ -307,3 +307,26 @@ def test_cyclic_copy_helper():
         out = np.empty(e - s)
         _fill_cyclic(out, col, s, e)
         np.testing.assert_array_equal(out, col[np.arange(s, e) % 7])
+
+
+def test_patched_buffer_equals_fresh_designs_with_overlapping_groups():
+    # with batch_size >= n the design buffer is patched in place (permuted columns written,
+    # restored only when the next batch does not permute them again); with batch_size < n every
+    # design is built afresh: the errors must be the same, groups sharing columns included
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(200, 4)), columns=list("abcd"))
+    y = np.sin(X.a) + X.b * X.c + X.d
+
+    def f(d):
+        return np.sin(d["a"].to_numpy()) + d["b"].to_numpy() * d["c"].to_numpy() + d["d"].to_numpy() ** 2
+
+    groups = {"g1": ["a", "b"], "g2": ["b", "c"], "g3": ["d"], "g4": ["a", "b", "c", "d"], "g5": ["c"]}
+    errs = {}
+    for bs in (50, 200, 600, 2000):
+        for jobs in (1, 2):  # n_jobs=2 splits the groups into chunks that share the thread's buffer
+            fi = FeatureImp(Predictor(predict_function=f, data=X, y=y, batch_size=bs), "mae", features=groups,
+                            n_repetitions=4, random_state=3, n_jobs=jobs)
+            assert fi._patchable() == (bs >= 200)
+            errs[bs, jobs] = fi.errors["permutation.error"].to_numpy()
+    for key, e in errs.items():
+        np.testing.assert_array_equal(e, errs[50, 1], err_msg=str(key))
