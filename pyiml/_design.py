@@ -56,7 +56,7 @@ def gather_design(data, base: Dict[str, np.ndarray], src: Dict[str, Union[np.nda
             else:  # len(idx) equal blocks of rows, each one value
                 cols[j][lo:hi].reshape(len(vals), -1)[:] = vals[:, None]
     if data.all_float:
-        return pd.DataFrame(mat.T, columns=names, copy=False)
+        return pd.DataFrame(mat.T, columns=data.feature_index, copy=False)
     return data.decode_frame(dict(zip(names, cols)))
 
 

@@ -154,10 +154,7 @@ def _design_frame(data, enc: Dict[str, np.ndarray], parts, buffer: Optional[dict
                     else:
                         np.take(enc[c], rows, out=mat[j, a:e], mode="clip")
             a = e
-        cols = getattr(data, "_pyiml_fe_columns", None)
-        if cols is None:            # one Index for every batch (pandas infers a list's dtype each time)
-            cols = data._pyiml_fe_columns = pd.Index(names, dtype=object)
-        return pd.DataFrame(mat.T, columns=cols, copy=False)
+        return pd.DataFrame(mat.T, columns=data.feature_index, copy=False)
     made = [(b, b.make(lo, hi)) for b, lo, hi in parts]
     cols = {}
     for c in names:

@@ -151,6 +151,9 @@ class Data:
         self.y = y_frame
         self.y_names = y_names
         self.feature_names = list(features)
+        #: the feature names as one pandas Index, shared by every design frame (pandas would
+        #: otherwise build and infer an Index from the list for each model call)
+        self.feature_index = pd.Index(self.feature_names, dtype=object)
         self.n_features = len(features)
         self.n_rows = n
         if prob is not None:

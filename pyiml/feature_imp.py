@@ -360,7 +360,7 @@ class FeatureImp(InterpretationMethod):
                     # "clip": the indices are valid, and without a bounds check numpy writes straight into out
                     np.take(base[j], perms[chunk[a]][r], out=buf[j, k * n:(k + 1) * n], mode="clip")
             dirty = written
-            frame = pd.DataFrame(buf[:, :m].T, columns=names, copy=False)
+            frame = pd.DataFrame(buf[:, :m].T, columns=self.sampler.feature_index, copy=False)
             preds = self.predictor.predict_array(frame)
             for k, (a, r) in enumerate(todo):
                 out[a, r] = self._eval_loss(actual, self._q(preds[k * n:(k + 1) * n]))

@@ -353,7 +353,7 @@ class Shapley(InterpretationMethod):
                 for j, c in enumerate(names):
                     dst[j][lo - s:] = xenc[c][idx]
             if fast:
-                return pd.DataFrame(dst.T, columns=names, copy=False)
+                return pd.DataFrame(dst.T, columns=data.feature_index, copy=False)
             return data.decode_frame(dict(zip(names, dst)))
 
         P = self.predictor.predict_batched(n_chain + Rc, make)
