@@ -98,3 +98,16 @@ def test_numpy_arithmetic_equals_r_arithmetic_up_to_rounding(name, ap):
     fast, label_fast = losses.get_loss(name, exact=False)
     assert exact is losses.LOSSES[name] and label == label_fast == name
     assert _close(fast(a, p), exact(a, p), tol=1e-13)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(1, 6), st.integers(1, 3000), st.integers(0, 10 ** 6))
+def test_row_wise_losses_equal_the_loss_of_each_row(rows, n, seed):
+    from pyiml.losses import FAST_ROWS
+
+    rng = np.random.default_rng(seed)
+    a = rng.normal(size=n) * 10.0 ** rng.integers(-3, 4)
+    P = a[None, :] + rng.standard_cauchy(size=(rows, n))
+    for name, fn in FAST_ROWS.items():
+        one = losses.get_loss(name, exact=False)[0]
+        np.testing.assert_array_equal(fn(a, P), [one(a, p) for p in P], err_msg=name)

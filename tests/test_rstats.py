@@ -1,6 +1,8 @@
 """R's summary statistics: bit-for-bit against R run live."""
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pyiml._algorithms.rstats import r_col_means, r_mean, r_median, r_quantile, r_sum, r_var, type1_ranks
 
@@ -89,3 +91,16 @@ def test_ale_interval_equals_find_interval(n_grid):
     want = find_interval(x, grid)
     want[want == 0] = 1
     np.testing.assert_array_equal(ale_interval(x, grid), want)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 12), st.integers(1, 9), st.integers(0, 10 ** 6))
+def test_row_medians_and_quantiles_equal_the_scalar_ones(rows, n, seed):
+    from pyiml._algorithms.rstats import r_median, r_median_rows, r_quantile, r_quantile7_rows
+
+    rng = np.random.default_rng(seed)
+    m = rng.choice([0.1, 1 / 3, 2.0, 1e300, -1e300, np.inf, -np.inf, np.nan], size=(rows, n)) \
+        if seed % 3 == 0 else np.round(rng.normal(size=(rows, n)) * 10 ** rng.integers(0, 3), rng.integers(0, 4))
+    probs = [0.0, 0.05, 0.5, 0.95, 1.0]
+    np.testing.assert_array_equal(r_median_rows(m), [r_median(v) for v in m])
+    np.testing.assert_array_equal(r_quantile7_rows(m, probs), np.array([r_quantile(v, probs, type=7) for v in m]))

@@ -76,6 +76,45 @@ def r_median(x) -> float:
     return r_mean(xs[half - 1: half + 1])
 
 
+def r_median_rows(m) -> np.ndarray:
+    """:func:`r_median` of every row of a 2-D array, vectorised (the same values, bit for bit)."""
+    m = np.asarray(m, dtype=float)
+    rows, n = m.shape
+    if n == 0:
+        return np.full(rows, np.nan)
+    half = (n + 1) // 2
+    xs = np.sort(m, axis=1)
+    if n % 2 == 1:
+        out = xs[:, half - 1].copy()
+    else:  # R's mean() of the two middle values: long-double sum / 2, then its correction pass
+        a, b = xs[:, half - 1].astype(_LD), xs[:, half].astype(_LD)
+        s = (a + b) / 2
+        with np.errstate(invalid="ignore"):
+            t = (a - s) + (b - s)
+            out = np.where(np.isfinite(s), s + t / 2, s).astype(float)
+    out[np.isnan(m).any(axis=1)] = np.nan
+    return out
+
+
+def r_quantile7_rows(m, probs) -> np.ndarray:
+    """:func:`r_quantile` (type 7) of every row of a 2-D array, vectorised: shape (rows, len(probs))."""
+    m = np.asarray(m, dtype=float)
+    p = np.atleast_1d(np.asarray(probs, dtype=float))
+    rows, n = m.shape
+    if n == 0:
+        return np.full((rows, p.size), np.nan)
+    xs = np.sort(m, axis=1)
+    index = 1 + max(n - 1, 0) * p
+    lo = np.floor(index).astype(np.int64)
+    hi = np.ceil(index).astype(np.int64)
+    qs = xs[:, lo - 1].copy()
+    xhi = xs[:, hi - 1]
+    h = np.broadcast_to(index - lo, qs.shape)
+    i = (index > lo)[None, :] & (xhi != qs)
+    qs[i] = (1 - h[i]) * qs[i] + h[i] * xhi[i]
+    return qs
+
+
 def r_var(x) -> float:
     """R's ``var()`` of a vector (denominator n − 1; NaN for n < 2)."""
     x = np.asarray(x, dtype=float).ravel()
