@@ -358,7 +358,7 @@ class FeatureImp(InterpretationMethod):
             for k, (a, r) in enumerate(todo):
                 for j in written[k]:
                     # "clip": the indices are valid, and without a bounds check numpy writes straight into out
-                    np.take(base[j], perms[chunk[a]][r], out=buf[j, k * n:(k + 1) * n], mode="clip")
+                    base[j].take(perms[chunk[a]][r], out=buf[j, k * n:(k + 1) * n], mode="clip")
             dirty = written
             frame = pd.DataFrame(buf[:, :m].T, columns=self.sampler.feature_index, copy=False)
             preds = self.predictor.predict_array(frame)
