@@ -98,11 +98,6 @@ def best_time(fn: Callable, repeats: int = 3, clock: Callable[[], float] = time.
     return best
 
 
-def _median_time(fn: Callable, repeats: int) -> float:
-    """Median wall time of ``repeats`` calls after one warm-up call (see :func:`_median_times`)."""
-    return _median_times({"fn": fn}, repeats)["fn"]
-
-
 def _median_times(fns: Dict[str, Callable], repeats: int) -> Dict[str, float]:
     """Median wall time of ``repeats`` calls of each function, after one warm-up call each.
 

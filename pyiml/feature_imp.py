@@ -327,8 +327,9 @@ class FeatureImp(InterpretationMethod):
         """Errors (len(chunk), R) as :meth:`_chunk_errors` computes them with a non-R source, with
         less copying: ``local.buf`` (made once per thread) holds the data ``base`` (p, n)
         repeated ``min(batch_size // n, groups * R)`` times, and for each batch only the permuted
-        groups' columns are written, then restored after the model call. All-float data only;
-        the model must not keep a reference to its input frame."""
+        groups' columns are written; they are restored before a batch that does not permute them
+        again, and at the end. All-float data only; the model must not keep a reference to its
+        input frame."""
         names = self.sampler.feature_names
         p, n = base.shape
         R = self.n_repetitions
@@ -342,6 +343,7 @@ class FeatureImp(InterpretationMethod):
         per = buf.shape[1] // n
         out = np.empty((len(chunk), R))
         actual = self._loss_actual(None)
+        rows_loss = self._rows_loss(actual)
         dirty: Dict[int, List[int]] = {}  # slot k -> the permuted columns it still holds
 
         def restore(keep: Dict[int, List[int]]) -> None:
@@ -362,7 +364,6 @@ class FeatureImp(InterpretationMethod):
             dirty = written
             frame = pd.DataFrame(buf[:, :m].T, columns=self.sampler.feature_index, copy=False)
             preds = self.predictor.predict_array(frame)
-            rows_loss = self._rows_loss(actual, preds)
             if rows_loss is not None:  # every block's loss in one call
                 vals = rows_loss(actual, preds[:m, 0].reshape(len(todo), n))
                 for k, (a, r) in enumerate(todo):
@@ -373,11 +374,11 @@ class FeatureImp(InterpretationMethod):
         restore({})  # the buffer is the thread's: leave it holding the data
         return out
 
-    def _rows_loss(self, actual, preds: np.ndarray):
+    def _rows_loss(self, actual):
         """The row-wise form of the loss (:data:`pyiml.losses.FAST_ROWS`) when it gives the same
         values as calling the loss per block: a named loss in numpy's arithmetic, one output
         column and a float target; else None."""
-        if self._rs.r_exact or not self._named_loss or preds.shape[1] != 1:
+        if self._rs.r_exact or not self._named_loss or len(self._outputs) != 1:
             return None
         if not (isinstance(actual, np.ndarray) and actual.ndim == 1 and actual.dtype == np.float64):
             return None

@@ -306,23 +306,20 @@ class Shapley(InterpretationMethod):
         M, p = self.sample_size, data.n_features
         Rc = len(rows)
         S = Rc * M
-        rk = rank[rows].reshape(S, p)  # one row per sample
-        rkT = np.ascontiguousarray(rk.T)  # (feature, sample)
+        rkT = np.ascontiguousarray(rank[rows].reshape(S, p).T)  # (feature, sample)
         zr = zrow[rows].reshape(S)
         pts = np.repeat(rows, M)  # the point of interest of each sample
         n_chain = S * p
         fast = data.all_float
-        if fast:  # (feature, sample) values of x and of z
+        if fast:  # (feature, sample) values of x and of z; order[t, s]: the feature at position t
             xs = np.vstack([xenc[c][pts] for c in names])
             zs = np.vstack([enc[c][zr] for c in names])
-        else:
-            xs = [xenc[c][pts] for c in names]
-            zs = [enc[c][zr] for c in names]
-
-        if fast:  # order[t, s]: the feature at position t of sample s
             order = np.empty((p, S), dtype=np.intp)
             np.put_along_axis(order, rkT, np.arange(p)[:, None], axis=0)
             xs_flat = xs.reshape(-1)
+        else:
+            xs = [xenc[c][pts] for c in names]
+            zs = [enc[c][zr] for c in names]
 
         def make(s: int, e: int):
             dst = np.empty((p, e - s)) if fast else [np.empty(e - s, dtype=enc[c].dtype) for c in names]

@@ -332,18 +332,19 @@ def gower_dist_to_point(x, y, eps: float = 1e-8, _stacklevel: int = 2) -> np.nda
             continue
         if not yfin[j]:
             continue  # every pair of this column has a non-finite value: none is compared
-        if fin is None or col_fin[j]:  # every row compared: 1 - |x - y| / r, without temporaries
+        with np.errstate(invalid="ignore"):  # 1 - |x - y| / r, without temporaries
             np.subtract(x[:, j], y[j], out=tmp)
             np.abs(tmp, out=tmp)
             np.divide(tmp, r, out=tmp)
             np.subtract(1.0, tmp, out=tmp)
+        if fin is None or col_fin[j]:  # every row compared
             num += tmp
             den += 1.0
-            continue
-        ok = fin[:, j]
-        with np.errstate(invalid="ignore"):
-            num += np.where(ok, 1.0 - np.abs(x[:, j] - y[j]) / r, 0.0)
-        den += ok
+        else:  # rows with a non-finite value are not compared
+            ok = fin[:, j]
+            tmp[~ok] = 0.0
+            num += tmp
+            den += ok
     out = np.full(n, np.nan)
     nz = den != 0.0
     out[nz] = 1.0 - num[nz] / den[nz]

@@ -171,16 +171,13 @@ def ale_interval(x, grid) -> np.ndarray:
     """
     grid = np.asarray(grid, dtype=float)
     x = np.asarray(x, dtype=float)
-    if grid.size <= 64 and x.size > 1000:
+    if grid.size <= 64 and x.size > 1000 and not np.isnan(x).any():
         # the count of grid points below x, one comparison per grid point: faster than a binary
-        # search per value for short grids (NaN compares False: 0 -> 1, as searchsorted does not)
-        if np.isnan(x).any():
-            k = find_interval(x, grid)
-        else:
-            small = np.zeros(x.size, dtype=np.uint8)   # at most 64 grid points
-            for g in grid:
-                np.add(small, x > g, out=small, casting="unsafe")
-            k = small.astype(np.int64)
+        # search per value for short grids (NaN would compare False, so NaN goes the other way)
+        small = np.zeros(x.size, dtype=np.uint8)   # at most 64 grid points
+        for g in grid:
+            np.add(small, x > g, out=small, casting="unsafe")
+        k = small.astype(np.int64)
     else:
         k = find_interval(x, grid)
     k[k == 0] = 1

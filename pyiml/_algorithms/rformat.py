@@ -112,11 +112,6 @@ def _drop0(s: str) -> str:
     return s[:e].rstrip("0").rstrip(".") + s[e:]
 
 
-def _drop0_fixed(s: str) -> str:
-    """:func:`_drop0` for fixed notation (no exponent)."""
-    return s.rstrip("0").rstrip(".") if s[-1] == "0" and "." in s else s
-
-
 def _format_doubles(x: np.ndarray) -> list:
     """Format a 1-D float64 array element by element as R's ``as.character``."""
     out: list = [None] * x.size
@@ -143,8 +138,7 @@ def _format_doubles(x: np.ndarray) -> list:
     w_sci = neg + (d > 0) + d + 4 + e
     fixed = w_fixed <= w_sci
     digits = np.where(fixed, rgt, d).tolist()
-    strs = [_drop0_fixed("%.*f" % (k, val)) if f else _drop0("%.*e" % (k, val))
-            for f, k, val in zip(fixed.tolist(), digits, v.tolist())]
+    strs = [_drop0(("%.*f" if f else "%.*e") % (k, val)) for f, k, val in zip(fixed.tolist(), digits, v.tolist())]
     if idx.size == x.size:
         return strs
     for i, s in zip(idx.tolist(), strs):

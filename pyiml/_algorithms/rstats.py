@@ -65,15 +65,7 @@ def r_col_means(m) -> np.ndarray:
 
 def r_median(x) -> float:
     """R's ``median()`` (NaN for an empty vector; NaN if any value is NaN, as ``na.rm = FALSE``)."""
-    x = np.asarray(x, dtype=float).ravel()
-    n = x.size
-    if n == 0 or np.isnan(x).any():
-        return float("nan")
-    half = (n + 1) // 2
-    xs = np.sort(x)
-    if n % 2 == 1:
-        return float(xs[half - 1])
-    return r_mean(xs[half - 1: half + 1])
+    return float(r_median_rows(np.asarray(x, dtype=float).reshape(1, -1))[0])
 
 
 def r_median_rows(m) -> np.ndarray:
@@ -103,7 +95,12 @@ def r_quantile7_rows(m, probs) -> np.ndarray:
     rows, n = m.shape
     if n == 0:
         return np.full((rows, p.size), np.nan)
-    xs = np.sort(m, axis=1)
+    return _quantile7_sorted(np.sort(m, axis=1), p)
+
+
+def _quantile7_sorted(xs: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """R's type-7 quantiles ``p`` of every row of the row-sorted, non-empty ``xs``."""
+    n = xs.shape[1]
     index = 1 + max(n - 1, 0) * p
     lo = np.floor(index).astype(np.int64)
     hi = np.ceil(index).astype(np.int64)
@@ -145,15 +142,7 @@ def r_quantile(x, probs, type: int = 7) -> np.ndarray:
     if n == 0:
         return np.full(p.shape, np.nan)
     if type == 7:
-        index = 1 + max(n - 1, 0) * p
-        lo = np.floor(index).astype(np.int64)
-        hi = np.ceil(index).astype(np.int64)
-        qs = xs[lo - 1].copy()
-        xhi = xs[hi - 1]
-        i = (index > lo) & (xhi != qs)
-        h = (index - lo)[i]
-        qs[i] = (1 - h) * qs[i] + h * xhi[i]
-        return qs
+        return _quantile7_sorted(xs[None, :], p)[0]
     if type == 1:
         return xs[type1_ranks(n, p)]
     raise ValueError(f"type must be 1 or 7, got {type!r}")
