@@ -184,11 +184,6 @@ def _reusable(parts, names, last_sig, last_pooled):
     return {c for c in names if c not in pooled and c not in last_pooled}, sig, pooled
 
 
-#: Rows of design predicted per :meth:`Predictor.predict_batched` call (rounded to whole
-#: batches): bounds the memory of blocks whose predictions are reduced on the fly.
-CHUNK_ROWS = 1 << 20
-
-
 def predict_blocks(predictor, blocks: Sequence[Block], batch_size: Optional[int] = None) -> List[Optional[np.ndarray]]:
     """Predict every block of a design; returns one ``(length, k)`` array per block.
 
@@ -196,11 +191,10 @@ def predict_blocks(predictor, blocks: Sequence[Block], batch_size: Optional[int]
     (:meth:`pyiml.Predictor.predict_batched`), so a batch may span blocks and memory stays
     bounded by ``batch_size`` rows of design. Blocks sharing a ``key`` are predicted once. A
     block with a ``reduce`` callable is not stored: its predictions are handed to
-    ``reduce(start, stop, values)`` chunk by chunk (at most :data:`CHUNK_ROWS` rows at a time)
-    and None is returned for it.
+    ``reduce(start, stop, values)`` batch by batch and None is returned for it.
 
     With all-float data the batches share one design buffer: the DataFrame the model gets for a
-    batch is overwritten by the next batch (the predictions are copied first), and the data
+    batch is overwritten by the next batch (the predictions are consumed first), and the data
     columns that stay the same from one batch to the next are not written again, so a model must
     neither keep a reference to its input nor modify it, as no scikit-learn-style ``predict`` does.
     """
@@ -235,29 +229,20 @@ def predict_blocks(predictor, blocks: Sequence[Block], batch_size: Optional[int]
     def make_batch(s: int, e: int) -> pd.DataFrame:
         return _design_frame(data, enc, [(uniq[i], lo, hi) for i, lo, hi in overlapping(s, e)], buffer)
 
-    bs = int(batch_size or predictor.batch_size)
-    chunk = bs * max(1, CHUNK_ROWS // bs)
     out: List[Optional[np.ndarray]] = [None] * len(uniq)
-    if 0 < total <= chunk:              # one pass: the blocks' predictions are views, no copies
-        preds = predictor.predict_batched(total, make_batch, batch_size=bs)
-        for i, b in enumerate(uniq):
-            vals = preds[int(offsets[i]):int(offsets[i + 1])]
+
+    def sink(s: int, e: int, vals: np.ndarray) -> None:
+        for i, lo, hi in overlapping(s, e):
+            v = vals[int(offsets[i]) + lo - s:int(offsets[i]) + hi - s]
+            b = uniq[i]
             if b.reduce is not None:
-                b.reduce(0, b.length, vals)
-            else:
-                out[i] = vals
-        return [out[w] for w in where]
-    for c0 in range(0, total, chunk):
-        c1 = min(c0 + chunk, total)
-        preds = predictor.predict_batched(c1 - c0, lambda s, e, c0=c0: make_batch(c0 + s, c0 + e), batch_size=bs)
-        for i, lo, hi in overlapping(c0, c1):
-            vals = preds[int(offsets[i]) + lo - c0:int(offsets[i]) + hi - c0]
-            if uniq[i].reduce is not None:
-                uniq[i].reduce(lo, hi, vals)
+                b.reduce(lo, hi, v)
                 continue
             if out[i] is None:
-                out[i] = np.empty((uniq[i].length, preds.shape[1]))
-            out[i][lo:hi] = vals
+                out[i] = np.empty((b.length, vals.shape[1]))
+            out[i][lo:hi] = v
+
+    predictor.predict_batched(total, make_batch, batch_size=int(batch_size or predictor.batch_size), sink=sink)
     k = len(predictor.output_names) if predictor.output_names else 1
     for i, b in enumerate(uniq):
         if out[i] is None and b.reduce is None:
@@ -323,8 +308,7 @@ class PDPPlan:
             g = t // n
             return t - g * n, {f: gidx[f][g] for f in self.features}
 
-        reduce = None
-        self._sums = None
+        self._sums = self._value = self._ice = self._V = None
         if self.method == "pdp":          # no ICE rows: keep per-grid-row sums only
             def reduce(s, e, vals):
                 if self._sums is None:
@@ -332,6 +316,24 @@ class PDPPlan:
                 g0, g1 = s // n, (e - 1) // n
                 starts = np.maximum(np.arange(g0, g1 + 1) * n, s) - s
                 self._sums[g0:g1 + 1] += np.add.reduceat(vals, starts, axis=0)
+        else:                             # ICE rows: straight into their place in the results
+            def reduce(s, e, vals):
+                if self._ice is None and self._V is None:
+                    self._start_ice(vals.shape[1])
+                if self._ice is None:     # iml's class interleaving: kept in design order
+                    self._V.reshape(G * n, -1)[s:e] = vals
+                    return
+                ice, pos = self._ice, s   # (id, class, grid row): data row r of grid row g
+                while pos < e:
+                    g, r = divmod(pos, n)
+                    if r == 0 and e - pos >= n:
+                        full = (e - pos) // n
+                        ice[:, :, g:g + full] = vals[pos - s:pos - s + full * n].reshape(full, n, -1).transpose(1, 2, 0)
+                        pos += full * n
+                    else:
+                        m = min(n - r, e - pos)
+                        ice[r:r + m, :, g] = vals[pos - s:pos - s + m]
+                        pos += m
 
         feats = self.features
 
@@ -368,6 +370,23 @@ class PDPPlan:
         self.blocks = [Block(G * n, self.pools, make, reduce=reduce, fill=fill, signature=signature)]
 
     # ------------------------------------------------------------------
+    def _simple_layout(self, k: int) -> bool:
+        """ICE rows in plain (id, class, grid row) order: iml stacks classes per batch only
+        for uncentred multi-output designs longer than one batch."""
+        return k == 1 or self.anchor_rows is not None or self.G * self.n <= int(self.batch_size)
+
+    def _start_ice(self, k: int) -> None:
+        """Allocate the results' ``.value`` column (PDP rows first) with the ICE rows as an
+        (n, k, G) view that the predictions are written into; or, for iml's class-interleaved
+        order, a (G, n, k) buffer in design order."""
+        n, G = self.n, self.G
+        if self._simple_layout(k):
+            P = _unique_first(self._grid_keys())[1].size * k if self.method == "pdp+ice" else 0
+            self._value = np.empty(P + n * k * G)
+            self._ice = self._value[P:].reshape(n, k, G)
+        else:
+            self._V = np.empty((G, n, k))
+
     def _grid_keys(self) -> np.ndarray:
         """One integer per grid row identifying its value (pair): pools hold distinct values."""
         keys = np.zeros(self.G, dtype=np.int64)
@@ -380,18 +399,27 @@ class PDPPlan:
     def finish(self, preds: List[np.ndarray], output_names: List[str]) -> pd.DataFrame:
         n, G = self.n, self.G
         anchored = self.anchor_rows is not None
-        if preds[0] is None:              # reduced: sums per grid row
-            row_sums = self._sums
+        V = None
+        if self.method == "pdp":          # reduced: sums per grid row
+            row_sums = self._sums if self._sums is not None else np.zeros((G, len(output_names)))
             k = row_sums.shape[1]
             if anchored:
                 row_sums = row_sums - row_sums[self.anchor_rows[0]][None, :]
-            V = None
         else:
-            k = preds[0].shape[1]
-            V = preds[0].reshape(G, n, k)
-            if anchored:
-                V = V - V[self.anchor_rows[0]][None, :, :]
-            row_sums = V.sum(axis=1)
+            if self._ice is None and self._V is None:     # nothing was predicted
+                self._start_ice(len(output_names))
+            if self._ice is not None:     # (n, k, G), already in place in the value column
+                iv = self._ice
+                k = iv.shape[1]
+                if anchored:
+                    iv -= iv[:, :, self.anchor_rows[0]].copy()[:, :, None]
+                row_sums = iv.sum(axis=0).T
+            else:
+                V = self._V
+                k = V.shape[2]
+                if anchored:
+                    V = V - V[self.anchor_rows[0]][None, :, :]
+                row_sums = V.sum(axis=1)
         multi = k > 1
         gkeys = self._grid_keys()
         grp, first = _unique_first(gkeys)        # grid row -> unique value group
@@ -418,7 +446,7 @@ class PDPPlan:
         # ---- ICE rows: sorted by id; within an id classes in turn and grid rows within, unless
         # iml's batches interleave the classes (then an explicit (id, class, grid row) order)
         M = n * k * G if want_ice else 0
-        simple = not multi or anchored or G * n <= bs
+        simple = self._simple_layout(k)
         if want_ice and not simple:
             ids, cs, gs = self._multiclass_ice_order(k)
         total = P + M
@@ -454,14 +482,11 @@ class PDPPlan:
                 else:
                     ccodes[ice] = cs
             cols[".class"] = pd.Categorical.from_codes(ccodes, categories=list(output_names))
-        value = np.empty(total)
+        value = self._value if self._ice is not None else np.empty(total)
         if want_pdp:
             value[:P] = pdp_val
-        if want_ice:
-            if simple:
-                np.copyto(value[ice].reshape(n, k, G), V.transpose(1, 2, 0))
-            else:
-                value[ice] = V[gs, ids, cs]
+        if want_ice and self._ice is None:
+            value[ice] = V[gs, ids, cs]
         cols[".value"] = value
         types = np.empty(total, dtype=object)      # R's character column (fill: one pass, no temporaries)
         types.fill("ice")

@@ -377,12 +377,15 @@ class Predictor:
 
     def predict_batched(self, n_rows: int, make_batch: Callable[[int, int], pd.DataFrame],
                         batch_size: Optional[int] = None, progress: bool = False,
-                        desc: str = "predicting") -> np.ndarray:
+                        desc: str = "predicting",
+                        sink: Optional[Callable[[int, int, np.ndarray], None]] = None) -> Optional[np.ndarray]:
         """Predict a design of ``n_rows`` rows built batch by batch.
 
         ``make_batch(start, stop)`` returns the design rows ``start..stop-1``; each batch holds at
         most ``batch_size`` (default: the predictor's) rows, so memory is bounded by it.
-        Returns the stacked (n_rows, k) prediction array.
+        Returns the stacked (n_rows, k) prediction array; with ``sink``, each batch's predictions
+        go to ``sink(start, stop, values)`` instead (``values`` may share memory with the model's
+        output or its input: consume them before returning) and None is returned.
         """
         bs = int(batch_size or self.batch_size)
         out = None
@@ -393,9 +396,14 @@ class Predictor:
         for s in starts:
             e = min(s + bs, n_rows)
             vals = self.predict_array(make_batch(s, e))
+            if sink is not None:
+                sink(s, e, vals)
+                continue
             if out is None:
                 out = np.empty((n_rows, vals.shape[1]))
             out[s:e] = vals
+        if sink is not None:
+            return None
         if out is None:
             out = np.empty((0, len(self.output_names or [])))
         return out
