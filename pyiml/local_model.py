@@ -280,6 +280,13 @@ class LocalModel(InterpretationMethod):
             classes = None
             fit = _glmnet.glmnet(pd.DataFrame(matrix, columns=names), P[:, 0], family="gaussian", weights=w)
         df = np.asarray(fit.df)
+        if df.size == 0:   # glmnet stopped at its first lambda (iml then fails on the empty path)
+            fix = (f"use a larger kernel_width (now {self.kernel_width!r})" if self.dist_fun != "gower"
+                   else f"use a smaller gower_power (now {self.gower_power!r})")
+            raise ValueError(
+                f"glmnet returned no fit for the local model ({_glmnet._jerr_message(fit.jerr, 100000, 0)}): "
+                f"the weights are too concentrated (effective sample size {w.sum() ** 2 / (w * w).sum():.3g} "
+                f"of {len(w)} rows); {fix}")
         hits = np.flatnonzero(df == self.k)
         if hits.size:
             best = int(hits[-1])

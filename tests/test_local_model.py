@@ -307,3 +307,16 @@ def test_smaller_k_and_glmnet_path_agree_with_r(r, data):
     rr = ro.results
     assert list(rr["feature"]) == list(lm.results["feature"])
     np.testing.assert_allclose(lm.results["beta"].to_numpy(), rr["beta"].to_numpy(), rtol=1e-10)
+
+
+def test_no_glmnet_path_is_a_clear_error(data):
+    """Weights concentrated on a few rows: glmnet stops before its first lambda (iml then fails
+    on the empty path with "length of 'dimnames' [2] not equal to array extent")."""
+    def probs(df):
+        z = 8 * (df["a"].to_numpy() - 0.5)
+        p = 1 / (1 + np.exp(-z))
+        return pd.DataFrame({"lo": 1 - p, "hi": p})
+
+    p = Predictor(predict_function=probs, data=data)
+    with pytest.raises(ValueError, match=r"glmnet returned no fit .*use a larger kernel_width \(now 0\.05\)"):
+        LocalModel(p, data.iloc[[0]], k=2, dist_fun="euclidean", kernel_width=0.05)

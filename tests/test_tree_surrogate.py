@@ -247,3 +247,39 @@ def test_predict_and_ordered_rules_agree_with_r(r, mixed):
     new = df.iloc[::37].reset_index(drop=True)
     np.testing.assert_allclose(ts.predict(new)[".y.hat"].to_numpy(), ro.call("predict", newdata=new)[".y.hat"].to_numpy(),
                                rtol=1e-13)
+
+
+@pytest.mark.r
+def test_multiple_outputs_with_factor_features_where_iml_fails(r):
+    """iml 0.11.4 fails for several outputs when a factor feature has an unused level
+    (``predict`` of the multivariate ctree then rebuilds the model frame with the responses:
+    "object 'p1' not found"); pyiml's tree equals partykit's own fit of the same data (nodes
+    and node means)."""
+    from r_bridge import convert, iml as riml
+
+    rng = np.random.default_rng(5)
+    n = 120
+    X = pd.DataFrame({
+        "g": pd.Categorical(rng.choice(["u", "v", "w"], size=n), categories=["u", "v", "w", "unused"]),
+        "x": rng.normal(size=n),
+    })
+
+    def probs(df):
+        z = 1.5 * (df["g"].astype(str).to_numpy() == "v") + df["x"].to_numpy()
+        p = 1 / (1 + np.exp(-z))
+        return pd.DataFrame({"p1": p, "p2": 1 - p})
+
+    p = Predictor(predict_function=probs, data=X)
+    ts = TreeSurrogate(p, maxdepth=2)
+    with pytest.raises(Exception, match="object 'p1' not found"):
+        riml.iml("TreeSurrogate", riml.r_predictor(data=X, model=probs), maxdepth=2)
+    fit = convert.r2py(r.r_eval("""function(X, yhat) {
+      dat <- cbind(yhat, X)
+      tr <- partykit::ctree(p1 + p2 ~ ., data = dat, maxdepth = 2)
+      data.frame(node = predict(tr, newdata = dat, type = "node"),
+                 predict(tr, newdata = dat, type = "response"))
+    }""")(convert.py2r(X), convert.py2r(probs(X))))
+    assert ts.results[".node"].tolist() == fit["node"].tolist()
+    assert fit["node"].nunique() > 1
+    np.testing.assert_array_equal(ts.results[[".y.hat.tree.p1", ".y.hat.tree.p2"]].to_numpy(),
+                                  fit[["p1", "p2"]].to_numpy())

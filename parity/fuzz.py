@@ -1,0 +1,392 @@
+"""Random parity cases: pyiml against CRAN iml on random data, models and arguments.
+
+The hand-written specs of ``parity/specs`` pin chosen cases; this module draws cases at random
+so that the branches nobody thought of are compared too. A case is
+
+* random data: 12-90 rows, 2-5 features drawn from numerical (continuous or with heavy ties),
+  integer, categorical (level order not alphabetical, sometimes an unused level) and ordered
+  categorical columns, plus a numeric target;
+* a random model written once in Python — a sum of main effects, per-level effects and one
+  interaction, sometimes turned into 2-3 class probabilities by a softmax — that both sides
+  call: pyiml as ``predict_function``, R's iml through :func:`r_bridge.as_r_predict_function`,
+  so the predictions are the same bits on both sides (DESIGN §4);
+* a random method of iml with random arguments, avoiding only the inputs where iml 0.11.4
+  errors or is wrong on purpose of docs/differences.md (spec §18): categorical ALE with an
+  unused level, integer × categorical 2-D ALE, ordered factors in LocalModel, grid points
+  outside the data.
+
+Random methods run under ``RRandom(seed)`` and ``set.seed(seed)``. Results are compared with
+:func:`parity.harness.compare_frames` (columns, row order, levels, labels and values).
+
+``python -m parity.fuzz --cases 200`` runs many cases and prints each failure's recipe;
+``tests/test_parity_fuzz.py`` runs a fixed set of seeds in ``make test``.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import traceback
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["FuzzCase", "make_case", "run_case", "main"]
+
+METHODS = ("FeatureEffect", "FeatureEffects", "FeatureImp", "Shapley", "Interaction", "LocalModel",
+           "TreeSurrogate")
+
+REGRESSION_LOSSES = ("mae", "mse", "rmse", "mape", "mdae", "msle", "rmsle", "percent_bias", "rae", "rrse",
+                     "rse", "smape")
+CLASSIFICATION_LOSSES = ("ce", "f1")
+
+
+# ---------------------------------------------------------------------------- the model
+@dataclass
+class RandomModel:
+    """``f(newdata)``: main effects, per-level effects and one interaction; optionally a
+    softmax over ``len(classes)`` linear predictors (then a frame of class probabilities)."""
+
+    kinds: Dict[str, str]
+    coef: Dict[str, np.ndarray]            # per output: numeric slope(s) or per-level effects
+    levels: Dict[str, List[str]]
+    pair: Optional[tuple]
+    classes: Optional[List[str]] = None
+
+    def _linear(self, df: pd.DataFrame, j: int) -> np.ndarray:
+        out = np.zeros(len(df))
+        for c, kind in self.kinds.items():
+            co = self.coef[c][j]
+            if kind in ("categorical", "ordered"):
+                codes = pd.Categorical(df[c].astype(str), categories=self.levels[c]).codes
+                out = out + np.asarray(co)[np.asarray(codes)]
+            else:
+                x = df[c].to_numpy(dtype=float)
+                out = out + co[0] * x + co[1] * x * x
+        if self.pair is not None:
+            a, b, w = self.pair
+            xa = self._as_number(df, a)
+            xb = self._as_number(df, b)
+            out = out + w[j] * xa * xb
+        return out
+
+    def _as_number(self, df, c):
+        if self.kinds[c] in ("categorical", "ordered"):
+            return np.asarray(pd.Categorical(df[c].astype(str), categories=self.levels[c]).codes, dtype=float)
+        return df[c].to_numpy(dtype=float)
+
+    def __call__(self, df: pd.DataFrame):
+        if self.classes is None:
+            return self._linear(df, 0)
+        eta = np.column_stack([self._linear(df, j) / 3.0 for j in range(len(self.classes))])
+        eta = eta - eta.max(axis=1, keepdims=True)
+        p = np.exp(eta)
+        p = p / p.sum(axis=1, keepdims=True)
+        return pd.DataFrame(p, columns=self.classes)
+
+
+# ---------------------------------------------------------------------------- the case
+@dataclass
+class FuzzCase:
+    seed: int
+    data: pd.DataFrame
+    y: Optional[str]
+    model: RandomModel
+    method: str
+    params: Dict[str, Any]
+    predictor: Dict[str, Any] = field(default_factory=dict)
+    rseed: Optional[int] = None
+    tolerance: float = 1e-9
+    calls: List[Dict[str, Any]] = field(default_factory=list)
+
+    def recipe(self) -> str:
+        kinds = ", ".join(f"{c}:{k}" for c, k in self.model.kinds.items())
+        shown = {k: (f"<{len(v)} rows>" if isinstance(v, pd.DataFrame) else v) for k, v in self.params.items()}
+        out = "multi" + str(self.model.classes) if self.model.classes else "single"
+        calls = [c["method"] for c in self.calls]
+        return (f"seed={self.seed} {self.method} n={len(self.data)} [{kinds}] {out} predictor={self.predictor} "
+                f"params={shown} rseed={self.rseed} calls={calls}")
+
+
+def _random_data(rng: np.random.Generator, allow_ordered: bool = True, allow_unused: bool = True,
+                 allow_string: bool = True):
+    n = int(rng.integers(12, 91))
+    p = int(rng.integers(2, 6))
+    kinds_pool = (["num", "ties", "integer", "categorical"] + (["string"] if allow_string else [])
+                  + (["ordered"] if allow_ordered else []))
+    cols: Dict[str, Any] = {}
+    kinds: Dict[str, str] = {}
+    levels: Dict[str, List[str]] = {}
+    for j in range(p):
+        kind = str(rng.choice(kinds_pool))
+        name = f"{kind[:3]}{j}"
+        if kind == "num":
+            cols[name] = rng.normal(size=n) * float(rng.choice([1.0, 10.0, 0.1]))
+        elif kind == "ties":
+            cols[name] = rng.choice(np.round(rng.normal(size=int(rng.integers(2, 7))), 2), size=n)
+        elif kind == "integer":
+            cols[name] = rng.integers(0, int(rng.integers(2, 12)), size=n).astype("int64")
+        else:
+            K = int(rng.integers(2, 5))
+            levs = [f"L{chr(ord('a') + i)}" for i in rng.permutation(K)]
+            vals = rng.choice(levs, size=n)
+            vals[:K] = levs                                     # every level occurs
+            cats = list(levs)
+            if kind == "categorical" and allow_unused and rng.uniform() < 0.25:
+                cats = cats + ["Lzz"]
+            if kind == "string":       # an R character column: categorical with sorted levels
+                cols[name] = vals.astype(object)
+                cats = sorted(levs)
+            else:
+                cols[name] = pd.Categorical(vals, categories=cats, ordered=(kind == "ordered"))
+            levels[name] = cats
+        kinds[name] = {"num": "numerical", "ties": "numerical", "string": "categorical"}.get(kind, kind)
+    return pd.DataFrame(cols), kinds, levels
+
+
+def _random_model(rng, kinds, levels, n_out: Optional[int]) -> RandomModel:
+    k = n_out or 1
+    coef = {}
+    for c, kind in kinds.items():
+        if kind in ("categorical", "ordered"):
+            coef[c] = [np.round(rng.normal(size=len(levels[c])), 3) for _ in range(k)]
+        else:
+            coef[c] = [np.round(rng.normal(size=2) * [1.0, float(rng.uniform() < 0.5)], 3) for _ in range(k)]
+    pair = None
+    names = list(kinds)
+    if len(names) >= 2 and rng.uniform() < 0.7:
+        a, b = rng.choice(names, size=2, replace=False)
+        pair = (str(a), str(b), np.round(rng.normal(size=k), 3))
+    classes = [f"c{i}" for i in range(n_out)] if n_out else None
+    return RandomModel(kinds, coef, levels, pair, classes)
+
+
+def _numeric(kinds):
+    return [c for c, k in kinds.items() if k in ("numerical", "integer")]
+
+
+def make_case(seed: int, method: Optional[str] = None) -> FuzzCase:
+    """The random case of ``seed`` (optionally forcing the method)."""
+    rng = np.random.default_rng(seed)
+    method = method or str(rng.choice(METHODS))
+    # iml fails on: ordered factors in LocalModel, character features in TreeSurrogate (partykit)
+    # and next to a categorical ALE feature (order_levels, spec §18.12); unused levels in ALE
+    X, kinds, levels = _random_data(rng, allow_ordered=method != "LocalModel",
+                                    allow_unused=method not in ("FeatureEffect", "FeatureEffects"),
+                                    allow_string=method not in ("TreeSurrogate", "FeatureEffect", "FeatureEffects"))
+    feats = list(X.columns)
+    multi = rng.uniform() < 0.3
+    n_out = int(rng.integers(2, 4)) if multi else None
+    model = _random_model(rng, kinds, levels, n_out)
+    data = X.copy()
+    pred = model(X)
+    predictor: Dict[str, Any] = {}
+    if multi:
+        probs = pred.to_numpy()
+        data["y"] = pd.Categorical(np.asarray(model.classes)[probs.argmax(axis=1)], categories=model.classes)
+        if rng.uniform() < 0.3:
+            predictor["class_"] = str(rng.choice(model.classes))
+    else:
+        data["y"] = pred + rng.normal(scale=0.5, size=len(X))
+    if rng.uniform() < 0.3:
+        predictor["batch_size"] = int(rng.choice([7, 50, 333]))
+    params: Dict[str, Any] = {}
+    calls: List[Dict[str, Any]] = []
+    rseed = int(rng.integers(1, 10_000))
+
+    def row():
+        return X.iloc[[int(rng.integers(0, len(X)))]].reset_index(drop=True)
+
+    if method == "FeatureEffect":
+        m = str(rng.choice(["ale", "pdp", "ice", "pdp+ice"]))
+        two = m in ("ale", "pdp") and rng.uniform() < 0.4
+        if two:
+            f = [str(v) for v in rng.choice(feats, size=2, replace=False)]
+            cat = [kinds[c] in ("categorical", "ordered") for c in f]
+            if m == "ale" and all(cat):
+                two = False      # iml: "ALE for two categorical features is not yet implemented."
+            if m == "ale" and cat[1] and kinds[f[0]] == "integer":
+                f = f[::-1]      # iml errors on integer x categorical 2-D ALE (spec §18.4)
+        if two:
+            params["feature"] = f
+        else:
+            params["feature"] = str(rng.choice(feats))
+        params["method"] = m
+        params["grid_size"] = int(rng.integers(2, 25))
+        f1 = params["feature"] if isinstance(params["feature"], str) else None
+        if m != "ale" and f1 is not None and kinds[f1] in ("numerical", "integer") and rng.uniform() < 0.3:
+            col = X[f1].to_numpy(dtype=float)
+            params["center_at"] = float(np.round(rng.uniform(col.min(), col.max()), 2))
+        if (f1 is not None and kinds[f1] in ("numerical", "integer") and m != "ale" and "center_at" not in params
+                and rng.uniform() < 0.2):   # (iml gives empty results for an anchor outside grid points)
+            col = X[f1].to_numpy(dtype=float)
+            params["grid_points"] = sorted(set(np.round(rng.uniform(col.min(), col.max(), size=4), 2).tolist()))
+            params.pop("grid_size")
+        rseed = rseed if m != "ale" else None
+    elif method == "FeatureEffects":
+        params["method"] = str(rng.choice(["ale", "pdp", "ice", "pdp+ice"]))
+        if rng.uniform() < 0.5:
+            params["features"] = [str(v) for v in rng.choice(feats, size=int(rng.integers(1, len(feats) + 1)),
+                                                             replace=False)]
+        params["grid_size"] = int(rng.integers(2, 15))
+    elif method == "FeatureImp":
+        if multi:
+            params["loss"] = str(rng.choice(CLASSIFICATION_LOSSES))
+        else:
+            params["loss"] = str(rng.choice(REGRESSION_LOSSES))
+            if params["loss"] in ("msle", "rmsle"):
+                params["loss"] = "mae"                 # log losses need positive targets
+        params["compare"] = str(rng.choice(["ratio", "difference"]))
+        params["n_repetitions"] = int(rng.choice([1, 2, 5, 7]))
+        if rng.uniform() < 0.3 and len(feats) >= 3:
+            params["features"] = {"g1": feats[:2], "g2": [feats[2]]}
+    elif method == "Shapley":
+        params["x_interest"] = row()
+        params["sample_size"] = int(rng.integers(1, 40))
+    elif method == "Interaction":
+        params["grid_size"] = int(rng.integers(2, 12))
+        if rng.uniform() < 0.5:
+            params["feature"] = str(rng.choice(feats))
+    elif method == "LocalModel":
+        params["x_interest"] = row()
+        params["k"] = int(rng.integers(1, len(feats) + 1))
+        dist = str(rng.choice(["gower", "gower", "euclidean", "manhattan"]))
+        if dist != "gower":
+            if any(kinds[c] in ("categorical", "ordered") for c in feats):
+                dist = "gower"
+            else:
+                params["dist_fun"] = dist
+                params["kernel_width"] = float(rng.choice([0.5, 1.0, 3.0]))
+        if dist == "gower" and rng.uniform() < 0.3:
+            params["gower_power"] = float(rng.choice([0.5, 2.0]))
+    elif method == "TreeSurrogate":
+        params["maxdepth"] = int(rng.integers(1, 4))
+        if rng.uniform() < 0.3:
+            params["tree_args"] = {"minbucket": int(rng.integers(2, 10))}
+    if rng.uniform() < 0.35:
+        calls = _random_calls(rng, method, params, X, kinds, row)
+    if method in ("LocalModel", "TreeSurrogate"):
+        rseed = None
+    return FuzzCase(seed, data, "y", model, method, params, predictor, rseed, calls=calls)
+
+
+def _random_calls(rng, method, params, X, kinds, row) -> List[Dict[str, Any]]:
+    """Follow-up method calls; ``compare`` says whether the return value or the results after
+    the call are compared."""
+    feats = list(X.columns)
+    rows = X.iloc[np.sort(rng.choice(len(X), size=min(5, len(X)), replace=False))].reset_index(drop=True)
+    if method == "FeatureEffect":
+        f = params["feature"]
+        m = params["method"]
+        if isinstance(f, str) and kinds[f] != "categorical" and kinds[f] != "ordered":
+            col = X[f].to_numpy(dtype=float)
+            choice = rng.integers(0, 3)
+            if choice == 0 and m != "ale" and "grid_points" not in params:
+                return [{"method": "center", "args": {"center_at": float(np.round(rng.uniform(col.min(), col.max()), 2))},
+                         "compare": "results"}]
+            if choice == 1 and m in ("ale", "pdp"):
+                return [{"method": "predict", "args": {"data": rows}, "compare": "return"}]
+        if isinstance(f, str) and m != "ale":
+            other = str(rng.choice(feats))
+            return [{"method": "set_feature", "args": {"feature": other}, "compare": "results"}]
+        return []
+    if method in ("Shapley", "LocalModel"):
+        out = [{"method": "explain", "args": {"x_interest": row()}, "compare": "results"}]
+        if method == "LocalModel":
+            out.append({"method": "predict", "args": {"newdata": rows}, "compare": "return"})
+        return out
+    if method == "TreeSurrogate":
+        return [{"method": "predict", "args": {"newdata": rows}, "compare": "return"}]
+    return []
+
+
+# ---------------------------------------------------------------------------- running
+@dataclass
+class FuzzResult:
+    case: FuzzCase
+    status: str            # "pass", "FAIL", "both-error", "r-error", "py-error"
+    max_abs_diff: float = 0.0
+    scale: float = 1.0
+    detail: str = ""
+
+
+def run_case(case: FuzzCase) -> FuzzResult:
+    """Run ``case`` in pyiml and in R's iml; compare."""
+    import pyiml
+    from r_bridge import iml as riml
+
+    from .harness import _compare_values
+
+    py_err = r_err = None
+    try:
+        p = pyiml.Predictor(data=case.data, y=case.y, predict_function=case.model, **case.predictor)
+        cls = getattr(pyiml, case.method)
+        kw = dict(case.params)
+        if case.rseed is not None:
+            kw["random_state"] = pyiml.RRandom(case.rseed)
+        obj = cls(p, **kw)
+        py_res = obj.results
+    except Exception as exc:
+        py_err = f"{type(exc).__name__}: {exc}"
+    try:
+        rp = riml.r_predictor(data=case.data, y=case.y, model=case.model, **case.predictor)
+        robj = riml.iml(case.method, rp, seed=case.rseed, **case.params)
+        r_res = robj.results
+    except Exception as exc:
+        r_err = f"{type(exc).__name__}: {str(exc)[:300]}"
+    if py_err and r_err:
+        return FuzzResult(case, "both-error", detail=f"pyiml: {py_err} | R: {r_err}")
+    if r_err:
+        return FuzzResult(case, "r-error", detail=r_err)
+    if py_err:
+        return FuzzResult(case, "py-error", detail=py_err)
+    py_out, r_out = {"results": py_res}, {"results": r_res}
+    for i, call in enumerate(case.calls):
+        key = f"call{i + 1}:{call['method']}"
+        try:
+            ret_py = getattr(obj, call["method"])(**call["args"])
+            py_out[key] = ret_py if call["compare"] == "return" else obj.results
+        except Exception as exc:
+            py_out[key] = f"error: {type(exc).__name__}: {exc}"
+        try:
+            ret_r = robj.call(call["method"].replace("_", "."), **call["args"])
+            r_out[key] = ret_r if call["compare"] == "return" else robj.results
+        except Exception as exc:
+            r_out[key] = f"error: {type(exc).__name__}: {str(exc)[:300]}"
+        if isinstance(py_out[key], str) or isinstance(r_out[key], str):
+            status = "both-error" if isinstance(py_out[key], str) and isinstance(r_out[key], str) else (
+                "py-error" if isinstance(py_out[key], str) else "r-error")
+            return FuzzResult(case, status, detail=f"{key}: pyiml: {py_out[key]} | R: {r_out[key]}"[:600])
+    d, s, problems = _compare_values(py_out, r_out, case.method)
+    ok = not problems and d <= case.tolerance * s
+    return FuzzResult(case, "pass" if ok else "FAIL", d, s, "; ".join(problems))
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m parity.fuzz", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--cases", type=int, default=50)
+    ap.add_argument("--start", type=int, default=0, help="first seed")
+    ap.add_argument("--method", default=None, choices=METHODS)
+    ap.add_argument("-v", action="store_true", help="print every case, not only failures")
+    args = ap.parse_args(argv)
+    counts: Dict[str, int] = {}
+    for seed in range(args.start, args.start + args.cases):
+        try:
+            case = make_case(seed, args.method)
+            res = run_case(case)
+        except Exception:
+            print(f"seed={seed}: harness error\n{traceback.format_exc()}")
+            counts["harness"] = counts.get("harness", 0) + 1
+            continue
+        counts[res.status] = counts.get(res.status, 0) + 1
+        if res.status != "pass" or args.v:
+            print(f"{res.status:10} {case.recipe()}\n           diff {res.max_abs_diff:.3g} (scale {res.scale:.3g}) "
+                  f"{res.detail[:400]}", flush=True)
+    print(", ".join(f"{k}: {v}" for k, v in sorted(counts.items())))
+    return 1 if counts.get("FAIL") or counts.get("py-error") or counts.get("harness") else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
