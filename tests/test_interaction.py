@@ -180,3 +180,23 @@ def test_progress_only_when_asked(balanced, capsys):
     assert out.out == "" and out.err == ""
     Interaction(p, grid_size=4, random_state=1, progress=True)
     assert "Interaction" in capsys.readouterr().err
+
+
+@pytest.mark.r
+def test_odd_batch_size_where_iml_skips_rows(r):
+    """iml's overall statistic steps its generators by floor(batch.size) / 2 rows; with an odd
+    batch.size that fraction makes R skip data rows. pyiml averages over every row whatever
+    batch_size: equal to iml with an even batch.size, different from iml with the odd one."""
+    from r_bridge import iml as riml
+
+    rng = np.random.default_rng(3)
+    X = pd.DataFrame(rng.normal(size=(41, 3)), columns=["a", "b", "c"])
+
+    def f(df):
+        return df["a"].to_numpy() * df["b"].to_numpy() + np.sin(df["c"].to_numpy()) * df["a"].to_numpy()
+
+    py = Interaction(Predictor(predict_function=f, data=X, batch_size=7), grid_size=5, random_state=RRandom(9))
+    r_even = riml.iml("Interaction", riml.r_predictor(data=X, model=f, batch_size=8), seed=9, grid_size=5).results
+    r_odd = riml.iml("Interaction", riml.r_predictor(data=X, model=f, batch_size=7), seed=9, grid_size=5).results
+    np.testing.assert_allclose(py.results[".interaction"], r_even[".interaction"], rtol=1e-12)
+    assert np.abs(r_odd[".interaction"].to_numpy() - r_even[".interaction"].to_numpy()).max() > 1e-3
