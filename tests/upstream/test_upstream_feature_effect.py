@@ -466,6 +466,8 @@ def test_ale_two_numerical_features(p1, p2):
     assert (res["a"].min(), res["a"].max(), res["b"].min(), res["b"].max()) == (1, 5, 10, 50)
     assert_plots(fe)
     pd.testing.assert_frame_equal(res, FeatureEffect(p1, ["a", "b"], grid_size=[10, 5], method="ale").results)
+    # iml's comparison with ALEPlot casts .ale into an a × b matrix: every crossing has one row
+    assert len(res) == res["a"].nunique() * res["b"].nunique() == n_unique_rows(res[["a", "b"]])
 
     fe = FeatureEffect(p2, ["a", "b"], method="ale", grid_size=[10, 5])
     res = fe.results
@@ -494,6 +496,7 @@ def test_ale_numerical_by_categorical(p1, p2):
     assert (res["a"].min(), res["a"].max()) == (1, 5)
     assert_plots(fe)
     pd.testing.assert_frame_equal(res, FeatureEffect(p1, ["c", "a"], grid_size=2, method="ale").results)
+    assert len(res) == res["a"].nunique() * res["c"].nunique() == n_unique_rows(res[["a", "c"]])
 
     fe = FeatureEffect(p2, ["a", "c"], grid_size=[3, 5])
     res = fe.results
