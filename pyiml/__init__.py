@@ -5,7 +5,7 @@ Public names only; see the README and docs/ for the guide.
 from . import losses
 from ._base import InterpretationMethod
 from .data import Data
-from .feature_effect import FeatureEffect, FeatureEffects
+from .feature_effect import FeatureEffect, FeatureEffects, Partial
 from .feature_imp import FeatureImp
 from .interaction import Interaction
 from .local_model import LocalModel
@@ -23,6 +23,7 @@ __all__ = [
     "FeatureImp",
     "FeatureEffect",
     "FeatureEffects",
+    "Partial",
     "Shapley",
     "Interaction",
     "LocalModel",

@@ -1,6 +1,7 @@
-"""``FeatureEffect`` and ``FeatureEffects``: ALE, PDP and ICE curves.
+"""``FeatureEffect`` and ``FeatureEffects``: ALE, PDP and ICE curves (and the deprecated ``Partial``).
 
-R equivalents: ``iml::FeatureEffect`` and ``iml::FeatureEffects`` (iml 0.11.4, spec §9 and §11).
+R equivalents: ``iml::FeatureEffect``, ``iml::FeatureEffects`` and ``iml::Partial`` (iml 0.11.4,
+spec §9, §11 and §10).
 The estimators live in :mod:`pyiml._ale` (accumulated local effects) and :mod:`pyiml._pdp`
 (partial dependence and individual conditional expectation); the grids in
 :mod:`pyiml._algorithms.grids`. Plots are drawn by :mod:`pyiml.plotting.feature_effect`, imported
@@ -22,12 +23,15 @@ ICE, PDP+ICE                ``<feature>, [.class], .value, .type, .id``
 ``.id`` the 1-based data row of an ICE curve (``<NA>`` on PDP rows, nullable ``Int64``).
 Numeric grid columns are float64 (iml's grids are doubles, for integer features too) unless
 ``grid_points`` were given, which keep their dtype. A categorical PDP column keeps the data's
-dtype (all categories); a categorical ALE column is a categorical whose categories are the used
-levels in ALE order.
+dtype (all categories), except in a 2-D PDP of a string feature or with given level names: there
+it is a categorical whose categories are the grid values in order of appearance (iml's
+``expand.grid``). A categorical ALE column is a categorical whose categories are the used levels
+in ALE order.
 """
 from __future__ import annotations
 
 import numbers
+import warnings
 from typing import Dict, List, Literal, Optional, Sequence, Union
 
 import numpy as np
@@ -41,10 +45,12 @@ from ._pdp import PDPPlan, encode_values, predict_blocks
 from .predictor import Predictor
 from .random import as_random_source
 
-__all__ = ["FeatureEffect", "FeatureEffects", "METHODS"]
+__all__ = ["FeatureEffect", "FeatureEffects", "Partial", "METHODS", "AGGREGATIONS"]
 
 Method = Literal["ale", "pdp", "ice", "pdp+ice"]
 METHODS = ("ale", "pdp", "ice", "pdp+ice")
+Aggregation = Literal["pdp", "ale", "none"]
+AGGREGATIONS = ("ale", "pdp", "none")
 
 
 # ---------------------------------------------------------------------------- argument checks
@@ -172,7 +178,9 @@ class FeatureEffect(InterpretationMethod):
         Grid points per numerical feature (two features: one or two sizes). At least 2.
     grid_points : sequence, or pair of sequences for two features, optional
         The grid to use instead (PDP/ICE: in the given order, duplicates removed; ALE: sorted).
-        For ALE only numerical features take grid points (give None for the categorical one).
+        For ALE only numerical features take grid points: give None for the categorical one, or,
+        as iml takes them, one flat sequence for the numerical feature of a numerical ×
+        categorical pair.
     random_state : None, int, numpy.random.Generator or RRandom
         PDP/ICE draw nothing that changes the results, but iml draws one permutation of the
         data rows per grid point; with :class:`pyiml.RRandom` those draws are made, so a later
@@ -290,6 +298,11 @@ class FeatureEffect(InterpretationMethod):
         if self.n_features == 1:
             pts = [_check_points(gp, "grid_points")]
         else:
+            n_cat = sum(t == "categorical" for t in self.feature_type)
+            if (self.method == "ale" and n_cat == 1 and _is_sequence(gp) and len(gp) > 0
+                    and not any(g is None or _is_sequence(g) for g in gp)):
+                # iml's form for numerical × categorical ALE: one flat vector, the numerical feature's points
+                gp = [gp, None] if self.feature_type[0] != "categorical" else [None, gp]
             if (not isinstance(gp, (list, tuple)) or len(gp) != 2
                     or any(g is not None and not _is_sequence(g) for g in gp)):
                 raise ValueError("grid_points for two features must be a pair (one sequence or None per feature), "
@@ -385,14 +398,19 @@ class FeatureEffect(InterpretationMethod):
                 vals = pd.unique(col)
             else:
                 vals = _unique_in_order(pts)
+            # two features: iml's expand.grid turns strings (the data's, or the given level names)
+            # into a factor whose levels are the grid values in order of appearance
             if isinstance(col.dtype, pd.CategoricalDtype):
-                out = pd.Categorical(list(vals) if not isinstance(vals, pd.Categorical) else vals, dtype=col.dtype)
+                if self.n_features == 2 and pts is not None:
+                    out = pd.Categorical(vals, categories=vals)
+                else:
+                    out = pd.Categorical(list(vals) if not isinstance(vals, pd.Categorical) else vals, dtype=col.dtype)
             elif pd.api.types.is_bool_dtype(col.dtype):
                 out = np.asarray(list(vals), dtype=bool)
             else:
                 out = np.asarray(list(vals), dtype=object)
-                if self.n_features == 2:      # expand.grid turns strings into factors (sorted levels)
-                    out = pd.Categorical(out, categories=sorted(set(out.tolist())))
+                if self.n_features == 2:
+                    out = pd.Categorical(out, categories=out)
             codes = np.arange(len(out))
             return encode_values(data, f, out), codes, out
         if pts is None:
@@ -557,6 +575,73 @@ class FeatureEffect(InterpretationMethod):
         from .plotting.feature_effect import plot_feature_effect
 
         return plot_feature_effect(self, rug=rug, show_data=show_data, ylim=ylim, ax=ax)
+
+
+# ---------------------------------------------------------------------------- Partial (deprecated)
+def _partial_method(aggregation: str, ice: bool) -> str:
+    """iml's mapping of ``Partial``'s (aggregation, ice) to a FeatureEffect method."""
+    if aggregation == "none":
+        return "ice"
+    if aggregation == "ale":
+        return "ale"
+    return "pdp+ice" if ice else "pdp"
+
+
+class Partial(FeatureEffect):
+    """Deprecated: :class:`FeatureEffect` under iml's older interface.
+
+    R equivalent: ``iml::Partial$new(predictor, feature, aggregation = "pdp", ice = TRUE,
+    center.at = NULL, grid.size = 20)`` (deprecated in iml too). Every call warns
+    (``FutureWarning``) and computes ``FeatureEffect(predictor, feature, method=...)`` with
+
+    ==============  =======  ==============
+    aggregation     ice      method
+    ==============  =======  ==============
+    ``"pdp"``       True     ``"pdp+ice"``
+    ``"pdp"``       False    ``"pdp"``
+    ``"ale"``       any      ``"ale"``
+    ``"none"``      any      ``"ice"``
+    ==============  =======  ==============
+
+    With two features ``ice`` is set to False (ICE is one-dimensional), as iml does. The object
+    is a FeatureEffect (``results``, ``predict``, ``center``, ``set_feature``, ``plot``), and its
+    results equal FeatureEffect's for the mapped method.
+
+    Parameters
+    ----------
+    predictor : Predictor
+    feature : str or pair of str
+    aggregation : {"pdp", "ale", "none"}, default "pdp"
+    ice : bool, default True
+    center_at : float, optional
+    grid_size : int or pair of int, default 20
+    random_state : None, int, numpy.random.Generator or RRandom
+        As for :class:`FeatureEffect` (pyiml only).
+
+    Warns
+    -----
+    FutureWarning
+        Always: use FeatureEffect instead.
+    """
+
+    def __init__(self, predictor: Predictor, feature: Union[str, Sequence[str]], aggregation: Aggregation = "pdp",
+                 ice: bool = True, center_at: Optional[float] = None, grid_size: Union[int, Sequence[int]] = 20,
+                 random_state=None):
+        if aggregation not in AGGREGATIONS:
+            raise ValueError(f"aggregation must be one of {list(AGGREGATIONS)}, got {aggregation!r}")
+        if not isinstance(ice, (bool, np.bool_)):
+            raise TypeError(f"ice must be True or False, got {ice!r}")
+        if _is_sequence(feature) and len(feature) == 2:
+            ice = False
+        method = _partial_method(aggregation, bool(ice))
+        warnings.warn(
+            "'Partial' is deprecated.\nUse 'FeatureEffect' instead: "
+            f"FeatureEffect(predictor, feature, method={method!r}, center_at=..., grid_size=...) "
+            f"computes Partial(aggregation={aggregation!r}, ice={bool(ice)}).",
+            FutureWarning, stacklevel=2,
+        )
+        super().__init__(predictor, feature, method=method, center_at=center_at, grid_size=grid_size,
+                         random_state=random_state)
 
 
 # ---------------------------------------------------------------------------- FeatureEffects
