@@ -191,6 +191,10 @@ def make_case(seed: int, method: Optional[str] = None) -> FuzzCase:
         data["y"] = pd.Categorical(np.asarray(model.classes)[probs.argmax(axis=1)], categories=model.classes)
         if rng.uniform() < 0.3:
             predictor["class_"] = str(rng.choice(model.classes))
+        counts = np.bincount(probs.argmax(axis=1), minlength=len(model.classes))
+        if method == "LocalModel" and counts.min() < 2:
+            # glmnet refuses a multinomial fit with a class of 0-1 rows (pyiml too, or drops it)
+            predictor["class_"] = model.classes[int(counts.argmax())]
     else:
         data["y"] = pred + rng.normal(scale=0.5, size=len(X))
     if rng.uniform() < 0.3:   # (iml's Interaction skips rows with an odd batch.size: differences.md)
