@@ -93,7 +93,7 @@ class FuzzCase:
     seed: int
     data: pd.DataFrame
     y: Optional[str]
-    model: RandomModel
+    model: Any                  # a RandomModel, or a fitted scikit-learn pipeline
     method: str
     params: Dict[str, Any]
     predictor: Dict[str, Any] = field(default_factory=dict)
@@ -102,9 +102,12 @@ class FuzzCase:
     calls: List[Dict[str, Any]] = field(default_factory=list)
 
     def recipe(self) -> str:
-        kinds = ", ".join(f"{c}:{k}" for c, k in self.model.kinds.items())
+        kinds = ", ".join(f"{c}:{v.dtype}" for c, v in self.data.drop(columns=self.y).items())
         shown = {k: (f"<{len(v)} rows>" if isinstance(v, pd.DataFrame) else v) for k, v in self.params.items()}
-        out = "multi" + str(self.model.classes) if self.model.classes else "single"
+        if isinstance(self.model, RandomModel):
+            out = "multi" + str(self.model.classes) if self.model.classes else "single"
+        else:
+            out = "sklearn " + type(self.model[-1]).__name__
         calls = [c["method"] for c in self.calls]
         return (f"seed={self.seed} {self.method} n={len(self.data)} [{kinds}] {out} predictor={self.predictor} "
                 f"params={shown} rseed={self.rseed} calls={calls}")
@@ -163,6 +166,30 @@ def _random_model(rng, kinds, levels, n_out: Optional[int]) -> RandomModel:
     return RandomModel(kinds, coef, levels, pair, classes)
 
 
+def _sklearn_model(rng, X, kinds, y, multi: bool):
+    """A scikit-learn pipeline (one-hot encoding of the categorical features, then a tree,
+    a boosted ensemble or a linear model) fitted to ``y``; both sides call it."""
+    from sklearn.compose import ColumnTransformer
+    from sklearn.ensemble import GradientBoostingRegressor
+    from sklearn.linear_model import LinearRegression, LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import OneHotEncoder
+    from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
+
+    cats = [c for c, k in kinds.items() if k in ("categorical", "ordered")]
+    enc = ColumnTransformer([("cat", OneHotEncoder(handle_unknown="ignore"), cats)], remainder="passthrough")
+    kind = int(rng.integers(0, 2))
+    if multi:
+        est = DecisionTreeClassifier(max_depth=3, random_state=0) if kind else LogisticRegression(max_iter=500)
+        target = np.asarray(y.astype(str))
+    else:
+        est = (DecisionTreeRegressor(max_depth=3, random_state=0) if kind
+               else GradientBoostingRegressor(n_estimators=10, max_depth=2, random_state=0)
+               if rng.uniform() < 0.5 else LinearRegression())
+        target = np.asarray(y, dtype=float)
+    return make_pipeline(enc, est).fit(X, target)
+
+
 def _numeric(kinds):
     return [c for c, k in kinds.items() if k in ("numerical", "integer")]
 
@@ -199,6 +226,10 @@ def make_case(seed: int, method: Optional[str] = None) -> FuzzCase:
         data["y"] = pred + rng.normal(scale=0.5, size=len(X))
     if rng.uniform() < 0.3:   # (iml's Interaction skips rows with an odd batch.size: differences.md)
         predictor["batch_size"] = int(rng.choice([8, 50, 334] if method == "Interaction" else [7, 50, 333]))
+    if rng.uniform() < 0.2:                # a scikit-learn pipeline fitted to the data instead
+        model = _sklearn_model(rng, X, kinds, data["y"], multi)
+        if predictor.get("class_") is not None and predictor["class_"] not in [str(c) for c in model.classes_]:
+            predictor.pop("class_")
     params: Dict[str, Any] = {}
     calls: List[Dict[str, Any]] = []
     rseed = int(rng.integers(1, 10_000))
@@ -330,7 +361,8 @@ def run_case(case: FuzzCase) -> FuzzResult:
 
     py_err = r_err = None
     try:
-        p = pyiml.Predictor(data=case.data, y=case.y, predict_function=case.model, **case.predictor)
+        how = {"model": case.model} if hasattr(case.model, "predict") else {"predict_function": case.model}
+        p = pyiml.Predictor(data=case.data, y=case.y, **how, **case.predictor)
         cls = getattr(pyiml, case.method)
         kw = dict(case.params)
         if case.rseed is not None:
