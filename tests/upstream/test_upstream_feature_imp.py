@@ -7,8 +7,6 @@ also compared with iml 0.11.4 run live through ``r_bridge`` on the same closed-f
 (``pyiml.RRandom(seed)`` against ``set.seed(seed)``, DESIGN §4), and the plots with iml's
 ggplot objects (axis order and titles).
 """
-import warnings
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -53,7 +51,8 @@ def test_single_output_equals_iml(rp, seed, params):
     ro = _r_fi(rp["predictor1"], seed, loss="mse", **params)
     assert_equal_results(fi.results, ro.results)
     assert fi.original_error == float(ro.field("original.error"))
-    assert fi.original_error == np.mean((Y["pred"].to_numpy() - f(X)["pred"].to_numpy()) ** 2)
+    residual = Y["pred"].to_numpy() - f(X)["pred"].to_numpy()
+    assert fi.original_error == pytest.approx(np.mean(residual ** 2), rel=1e-15)
     assert fi.compare == params.get("compare", "ratio") == ro.field("compare")
     assert len(fi.errors) == 4 * params.get("n_repetitions", 5)
     # d is unused: every repetition gives exactly the original error
