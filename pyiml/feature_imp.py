@@ -57,7 +57,9 @@ class FeatureImp(InterpretationMethod):
     Parameters
     ----------
     predictor : Predictor
-        The model and data; must have been created with the target ``y``.
+        The model and data; must have been created with the target ``y``. Against one
+        output column a bool target counts as 0/1, as R's ``Metrics`` coerce a logical one
+        (e.g. ``y = species == "setosa"`` with ``class_="setosa"`` and ``loss="mae"``).
     loss : str or callable
         One of the 15 names of :data:`pyiml.losses.LOSSES` ("ce", "f1", "logLoss", "mae",
         "mse", "rmse", "mape", "mdae", "msle", "percent_bias", "rae", "rmsle", "rse", "rrse",
@@ -164,6 +166,8 @@ class FeatureImp(InterpretationMethod):
     def _prepare_actual(self, y: pd.Series):
         """The ``actual`` argument of the loss (unpermuted)."""
         numeric = pd.api.types.is_numeric_dtype(y.dtype) and not pd.api.types.is_bool_dtype(y.dtype)
+        if pd.api.types.is_bool_dtype(y.dtype) and len(self._outputs) == 1:
+            numeric = True  # against one numeric output R's Metrics coerce a logical target to 0/1
         if self.on == "prob" and not (numeric and len(self._outputs) == 1):
             labels = _label_strings(y)
             onehot = (labels[:, None] == np.asarray(self._outputs, dtype=object)[None, :]).astype(float)

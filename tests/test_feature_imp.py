@@ -270,6 +270,31 @@ def test_label_target_with_one_numeric_output_explains_on_prob():
         FeatureImp(p, "logLoss", on="prob")
 
 
+
+def test_bool_target_with_one_output_is_zero_one_as_in_r():
+    """R's Metrics coerce a logical target to 0/1 against one numeric output (iml's upstream
+    test "FeatureImp with 0 model error": y = Species == "setosa", class = "setosa", mae)."""
+    X = pd.DataFrame({"a": [0.1, 0.9, 0.4, 0.7, 0.2, 0.8], "b": [1.0, 2, 3, 4, 5, 6]})
+    yb = np.array([False, True, False, True, False, True])
+    model = lambda d: pd.DataFrame({"no": 1 - d["a"].to_numpy(), "yes": d["a"].to_numpy()})  # noqa: E731
+    for loss, on in (("mae", "label"), ("mse", "label"), ("ce", "label"), ("logLoss", "prob")):
+        with_bool = FeatureImp(Predictor(predict_function=model, data=X, y=yb, class_="yes"), loss, on=on,
+                               random_state=RRandom(3))
+        with_float = FeatureImp(Predictor(predict_function=model, data=X, y=yb.astype(float), class_="yes"), loss,
+                                on=on, random_state=RRandom(3))
+        assert with_bool.original_error == with_float.original_error
+        pd.testing.assert_frame_equal(with_bool.results, with_float.results)
+    assert FeatureImp(Predictor(predict_function=model, data=X, y=yb, class_="yes"), "mae",
+                      random_state=1).original_error == pytest.approx(np.mean(np.abs(yb - X["a"])))
+    # an exact model: error 0 switches to compare="difference", as in iml
+    exact = Predictor(predict_function=lambda d: (d["a"] > 0.5).astype(float), data=X, y=yb)
+    with pytest.warns(UserWarning, match="Model error is 0"):
+        fi = FeatureImp(exact, "mae", random_state=1)
+    assert fi.compare == "difference" and fi.original_error == 0.0
+    # several outputs: the loss sees labels, and a bool target stays a label
+    with pytest.raises(ValueError, match="no value of y"):
+        FeatureImp(Predictor(predict_function=model, data=X, y=yb), "ce", on="prob")
+
 # ---------------------------------------------------------------------------- plot
 def test_plot(small):
     from matplotlib.figure import Figure
