@@ -381,11 +381,18 @@ class PDPPlan:
         order, a (G, n, k) buffer in design order."""
         n, G = self.n, self.G
         if self._simple_layout(k):
-            P = _unique_first(self._grid_keys())[1].size * k if self.method == "pdp+ice" else 0
+            P = self._groups()[1].size * k if self.method == "pdp+ice" else 0
             self._value = np.empty(P + n * k * G)
             self._ice = self._value[P:].reshape(n, k, G)
         else:
             self._V = np.empty((G, n, k))
+
+    def _groups(self) -> Tuple[np.ndarray, np.ndarray]:
+        """Per grid row its group of equal grid values (in order of first appearance), and each
+        group's first grid row (computed once)."""
+        if getattr(self, "_groups_cache", None) is None:
+            self._groups_cache = _unique_first(self._grid_keys())
+        return self._groups_cache
 
     def _grid_keys(self) -> np.ndarray:
         """One integer per grid row identifying its value (pair): pools hold distinct values."""
@@ -421,8 +428,7 @@ class PDPPlan:
                     V = V - V[self.anchor_rows[0]][None, :, :]
                 row_sums = V.sum(axis=1)
         multi = k > 1
-        gkeys = self._grid_keys()
-        grp, first = _unique_first(gkeys)        # grid row -> unique value group
+        grp, first = self._groups()              # grid row -> unique value group
         U = first.size
         bs = int(self.batch_size)
         want_pdp = self.method in ("pdp", "pdp+ice")
