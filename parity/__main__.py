@@ -11,6 +11,11 @@ DOCS_PREFACE = (
     "<!-- Written by `python -m parity` (`make parity`): a copy of parity/REPORT.md. Do not edit. -->\n"
     "Every spec of `parity/specs/` run in pyiml and in CRAN iml (through `r_bridge`), compared value by "
     "value. Regenerate with `make parity`.\n\n"
+    "Beyond these specs, `python -m parity.fuzz --cases N` draws random cases (random data with numerical, "
+    "integer, categorical, ordered and string features, a random Python model or scikit-learn pipeline that "
+    "both sides call, random arguments and follow-up calls of every method) and compares them the same way; "
+    "`tests/test_parity_fuzz.py` runs a fixed set of them in `make test`, and `tests/upstream/` states iml's "
+    "own testthat expectations with the numbers from iml run live.\n\n"
 )
 
 
