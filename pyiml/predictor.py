@@ -207,7 +207,9 @@ class Predictor:
         ``f(newdata)`` when ``model`` is None, else ``f(model, newdata)``; returns a vector, a
         2-d array or a DataFrame. ``predict_fun`` is accepted as an alias (R's partial match).
     y : str or array-like, optional
-        The target: a column of ``data`` or the target values. Needed by FeatureImp.
+        The target: a column of ``data`` or the target values. Needed by FeatureImp. When
+        None and the model is an :class:`r_bridge.RModel` whose formula names a column of
+        ``data`` (``Species ~ .``), that column is the target, as iml's ``find_y`` makes it.
     class_ : str or list of str, optional
         Output column(s) to keep (R: ``class``). Class labels are matched as strings, so
         ``class_=1`` selects the column ``"1"``. Ignored for single-output models, as in iml.
@@ -275,6 +277,10 @@ class Predictor:
             raise ValueError("Can't extract data from model, please provide via data=")
         if type is not None and not isinstance(type, str):
             raise TypeError(f"type must be a string such as 'prob' or 'class', got {type!r}")
+        if y is None and hasattr(model, "_pyiml_predict") and isinstance(data, pd.DataFrame):
+            target = getattr(model, "target", None)  # an R model's formula response (iml's find_y)
+            if isinstance(target, str) and target in data.columns:
+                y = target
         self.data = Data(data, y=y)
         self.model = model
         self.predict_function = predict_function
