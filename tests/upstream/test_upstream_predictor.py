@@ -19,7 +19,6 @@ from sklearn.linear_model import LinearRegression
 from sklearn.neighbors import KNeighborsClassifier, KNeighborsRegressor
 
 from pyiml import Data, Predictor
-from pyiml.data import feature_type
 from pyiml.predictor import prediction_function
 
 FEATURES = ["Sepal.Length", "Sepal.Width", "Petal.Length", "Petal.Width"]
@@ -426,11 +425,3 @@ def test_feature_types_of_diamonds_equal_iml(r):
     assert types == dict(zip(list(rt.names), [str(v) for v in rt]))
     assert types["cut"] == "categorical" and types["price"] == "integer" and types["carat"] == "numerical"
 
-
-def test_feature_type_of_one_column_only():
-    """test-utils.R get.feature.type: a data frame is an error (one column at a time)."""
-    assert feature_type(pd.Series(["a", "b"])) == "categorical"
-    assert feature_type(pd.Series(pd.Categorical(["a", "b"]))) == "categorical"
-    assert feature_type(pd.Series(np.arange(1, 11))) == "integer"  # iml 0.11.4: "integer"
-    with pytest.raises(TypeError, match="feature_type needs one column"):
-        feature_type(pd.DataFrame({"f1": ["a", "b"]}))
