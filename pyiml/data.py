@@ -28,9 +28,14 @@ def feature_type(column: pd.Series, name: str = "column") -> str:
     Raises
     ------
     TypeError
-        For datetimes, timedeltas, complex numbers, periods, intervals and ``object``
-        columns holding anything but strings.
+        When ``column`` is not a Series (e.g. a DataFrame); for datetimes, timedeltas, complex
+        numbers, periods, intervals and ``object`` columns holding anything but strings.
     """
+    if not isinstance(column, pd.Series):
+        raise TypeError(
+            f"feature_type needs one column (a pandas Series), got {type(column).__name__}; for a "
+            "DataFrame use Data(df).feature_types"
+        )
     dt = column.dtype
     if isinstance(dt, pd.CategoricalDtype):
         return "categorical"
@@ -132,6 +137,8 @@ class Data:
                 raise ValueError("y contains missing values: drop those rows from data and y")
             if isinstance(y, pd.Series) and isinstance(y.dtype, pd.CategoricalDtype):
                 y_frame = pd.DataFrame({".y": y.reset_index(drop=True)})
+            elif isinstance(y, pd.Categorical):  # a factor keeps its levels, as in R
+                y_frame = pd.DataFrame({".y": y.copy()})
             else:
                 y_frame = pd.DataFrame({".y": yv})
             y_names = [".y"]

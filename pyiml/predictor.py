@@ -57,6 +57,19 @@ def _is_numeric(dtype) -> bool:
     return pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype)
 
 
+def _is_label_series(s: pd.Series) -> bool:
+    """Labels (iml's ``is_label``): a categorical, string or object column."""
+    dt = s.dtype
+    return isinstance(dt, (pd.CategoricalDtype, pd.StringDtype)) or dt == object
+
+
+def _label_column(raw):
+    """The column of a one-column frame of labels (iml's ``is_label`` on a frame), else None."""
+    if isinstance(raw, pd.DataFrame) and raw.shape[1] == 1 and _is_label_series(raw.iloc[:, 0]):
+        return raw.iloc[:, 0]
+    return None
+
+
 def _non_numeric(where: str, bad: List[str]) -> ValueError:
     return ValueError(
         f"the {where} returned non-numeric prediction column(s) {bad}: return numbers "
@@ -68,11 +81,15 @@ def _to_values(raw, vector_name: str, matrix_prefix: str, where: str = "model"):
     """A raw model output as (values, names): a float array (n, k) and iml's column names.
 
     Vectors are one column ``vector_name``; unnamed matrices are named with ``matrix_prefix``;
-    labels (strings, categories) become one-hot columns. The values may share memory with
-    ``raw``. Raises ``ValueError`` for non-numeric columns or arrays of more than 2 dimensions.
+    labels (strings, categories, also as a one-column frame) become one-hot columns. The values
+    may share memory with ``raw``. Raises ``ValueError`` for non-numeric columns or arrays of
+    more than 2 dimensions.
     """
     if isinstance(raw, _Named):
         return raw.values, raw.names
+    labels = _label_column(raw)
+    if labels is not None:
+        raw = labels
     if isinstance(raw, pd.DataFrame):
         names = [str(c) for c in raw.columns]
         bad = [c for c, dt in zip(names, raw.dtypes) if not _is_numeric(dt)]
@@ -82,8 +99,9 @@ def _to_values(raw, vector_name: str, matrix_prefix: str, where: str = "model"):
     if isinstance(raw, pd.Series):
         if isinstance(raw.dtype, pd.CategoricalDtype):
             return _to_values(_one_hot(raw.to_numpy(), raw.cat.categories), vector_name, matrix_prefix, where)
-        if raw.dtype == object:
-            return _to_values(_one_hot(raw.to_numpy(), sorted(pd.unique(raw))), vector_name, matrix_prefix, where)
+        if _is_label_series(raw):
+            vals = raw.to_numpy(dtype=object)
+            return _to_values(_one_hot(vals, sorted(pd.unique(vals))), vector_name, matrix_prefix, where)
         raw = raw.to_numpy()
         if not _is_numeric(raw.dtype):
             raise _non_numeric(where, [vector_name])
@@ -107,11 +125,14 @@ def _to_values(raw, vector_name: str, matrix_prefix: str, where: str = "model"):
 
 def _to_frame(raw, vector_name: str, matrix_prefix: str) -> pd.DataFrame:
     """Turn a raw model output into a prediction frame with iml's naming."""
+    labels = _label_column(raw)
+    if labels is not None:
+        raw = labels
     if isinstance(raw, pd.DataFrame):
         out = raw.reset_index(drop=True).copy()
         out.columns = [str(c) for c in out.columns]
         return out
-    if isinstance(raw, pd.Series) and (isinstance(raw.dtype, pd.CategoricalDtype) or raw.dtype == object):
+    if isinstance(raw, pd.Series) and _is_label_series(raw):
         return _to_frame(_Named(*_to_values(raw, vector_name, matrix_prefix)), vector_name, matrix_prefix)
     if isinstance(raw, _Named):
         return pd.DataFrame(np.array(raw.values, dtype=float), columns=raw.names)
@@ -207,7 +228,9 @@ class Predictor:
         ``f(newdata)`` when ``model`` is None, else ``f(model, newdata)``; returns a vector, a
         2-d array or a DataFrame. ``predict_fun`` is accepted as an alias (R's partial match).
     y : str or array-like, optional
-        The target: a column of ``data`` or the target values. Needed by FeatureImp.
+        The target: a column of ``data`` or the target values. Needed by FeatureImp. When
+        None and the model is an :class:`r_bridge.RModel` whose formula names a column of
+        ``data`` (``Species ~ .``), that column is the target, as iml's ``find_y`` makes it.
     class_ : str or list of str, optional
         Output column(s) to keep (R: ``class``). Class labels are matched as strings, so
         ``class_=1`` selects the column ``"1"``. Ignored for single-output models, as in iml.
@@ -275,6 +298,10 @@ class Predictor:
             raise ValueError("Can't extract data from model, please provide via data=")
         if type is not None and not isinstance(type, str):
             raise TypeError(f"type must be a string such as 'prob' or 'class', got {type!r}")
+        if y is None and hasattr(model, "_pyiml_predict") and isinstance(data, pd.DataFrame):
+            target = getattr(model, "target", None)  # an R model's formula response (iml's find_y)
+            if isinstance(target, str) and target in data.columns:
+                y = target
         self.data = Data(data, y=y)
         self.model = model
         self.predict_function = predict_function

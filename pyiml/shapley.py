@@ -85,13 +85,19 @@ def _feature_values(x: pd.DataFrame) -> np.ndarray:
     return out
 
 
-def check_x_interest(data, x_interest, argument: str = "x_interest") -> pd.DataFrame:
+def check_x_interest(data, x_interest, argument: str = "x_interest", allow_missing: bool = False) -> pd.DataFrame:
     """Validate points of interest against the data and return them as a clean frame.
 
     Target columns are dropped (as iml does); the remaining columns are matched by name
     (missing features raise, extra columns are dropped with a warning — iml's ``match_cols``);
     missing values, categories the data never had and non-integral values of integer
     features raise ``ValueError``. The input is not modified.
+
+    Parameters
+    ----------
+    allow_missing : bool, default False
+        Accept missing values (for TreeSurrogate's ``predict``, whose tree routes them). An
+        integer feature with missing values is returned as float64, a bool one as object.
 
     Returns
     -------
@@ -113,40 +119,47 @@ def check_x_interest(data, x_interest, argument: str = "x_interest") -> pd.DataF
         x = data.match_cols(x_interest.drop(columns=drop) if drop else x_interest, argument=argument)
     if len(x) == 0:
         raise ValueError(f"{argument} has no rows: pass at least one row to explain")
-    na = [c for c, bad in zip(x.columns, x.isna().to_numpy().any(axis=0)) if bad]
-    if na:
+    isna = x.isna().to_numpy()
+    na = [c for c, bad in zip(x.columns, isna.any(axis=0)) if bad]
+    if na and not allow_missing:
         raise ValueError(f"{argument} has missing values in column(s) {na}: every feature needs a value")
     if plain:
         return x
     out = {}
-    for c, dt in zip(data.feature_names, x.dtypes):
+    for j, (c, dt) in enumerate(zip(data.feature_names, x.dtypes)):
         kind = data.feature_types[c]
         src_dt = data.X[c].dtype
         v = x[c]
+        miss = isna[:, j]
         if kind == "categorical":
             levels = set(data.levels(c))
             vals = v.tolist()
-            bad = sorted({str(a) for a in vals if a not in levels})
+            bad = sorted({str(a) for a, m in zip(vals, miss) if not m and a not in levels})
             if bad:
                 raise ValueError(
                     f"{argument}: column {c!r} has value(s) {bad} that are not categories of the data "
                     f"({[str(a) for a in data.levels(c)]})"
                 )
-            out[c] = pd.Categorical(vals, dtype=src_dt) if isinstance(src_dt, pd.CategoricalDtype) \
-                else np.asarray(vals, dtype=src_dt)
+            if isinstance(src_dt, pd.CategoricalDtype):
+                out[c] = pd.Categorical(vals, dtype=src_dt)
+            elif miss.any():  # missing strings or bools stay missing (np.asarray would make NaN True)
+                out[c] = np.asarray([None if m else a for a, m in zip(vals, miss)], dtype=object)
+            else:
+                out[c] = np.asarray(vals, dtype=src_dt)
         elif dt == src_dt:
             out[c] = v.to_numpy()
         else:
             if not (pd.api.types.is_numeric_dtype(dt) or dt == object) or pd.api.types.is_bool_dtype(dt):
                 raise TypeError(f"{argument}: column {c!r} must be numeric like the data, got dtype {dt}")
             try:
-                num = pd.to_numeric(v).to_numpy(dtype=float)
+                num = pd.to_numeric(v).to_numpy(dtype=float, na_value=np.nan)
             except (TypeError, ValueError):
                 raise TypeError(f"{argument}: column {c!r} must be numeric like the data") from None
             if kind == "integer":
-                if not np.all(num == np.round(num)):
+                if not np.all(num[~miss] == np.round(num[~miss])):
                     raise ValueError(f"{argument}: column {c!r} is an integer feature but got non-integer values")
-                out[c] = num.astype(src_dt if pd.api.types.is_integer_dtype(src_dt) else np.int64)
+                out[c] = num if miss.any() else num.astype(
+                    src_dt if pd.api.types.is_integer_dtype(src_dt) else np.int64)
             else:
                 out[c] = num.astype(src_dt)
     return pd.DataFrame(out, columns=data.feature_names)

@@ -289,7 +289,7 @@ class TreeSurrogate(InterpretationMethod):
 
     # ------------------------------------------------------------------ public
     def _newdata(self, newdata) -> pd.DataFrame:
-        return _tree_frame(check_x_interest(self.sampler, newdata, "newdata"))
+        return _tree_frame(check_x_interest(self.sampler, newdata, "newdata", allow_missing=True))
 
     def predict(self, newdata: pd.DataFrame, type: str = "prob") -> pd.DataFrame:
         """The tree's predictions (R: ``predict(<TreeSurrogate>, newdata, type = "prob")``).
@@ -299,6 +299,8 @@ class TreeSurrogate(InterpretationMethod):
         newdata : pandas.DataFrame
             Rows with every feature; extra columns are dropped with iml's warning (target
             columns silently), missing features raise ``ValueError("Missing columns: …")``.
+            Missing values are allowed: at a split on a missing value the row goes to the child
+            with more training rows (partykit picks a child at random with those proportions).
         type : {"prob", "class"}
             Several outputs: ``"prob"`` gives the predicted means of every output column,
             ``"class"`` a column ``.class`` with the output of the largest mean (the first

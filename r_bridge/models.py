@@ -62,6 +62,26 @@ _R_PREDICT = r"""function(model, newdata, type, pf) {
   out
 }"""
 
+# The target named by the model's formula, as iml's find_y finds it for S3 models: the
+# variables of the formula's left-hand side (character(0) when the model has no two-sided
+# formula). Formula (an iml dependency) splits the left-hand side as iml does; without it the
+# top-level "+" terms are taken.
+_R_FIND_Y = """function(model) {
+  f <- tryCatch(stats::formula(model), error = function(e) NULL)
+  if (!inherits(f, "formula") || length(f) != 3L) return(character(0))
+  if (requireNamespace("Formula", quietly = TRUE)) {
+    lhs <- tryCatch(as.list(attr(stats::terms(Formula::as.Formula(f), lhs = 1L, rhs = 0L), "variables")[-1L]),
+                    error = function(e) list())
+  } else {
+    split_plus <- function(e) {
+      if (is.call(e) && identical(e[[1L]], as.name("+")) && length(e) == 3L) c(split_plus(e[[2L]]), split_plus(e[[3L]]))
+      else list(e)
+    }
+    lhs <- split_plus(f[[2L]])
+  }
+  vapply(lhs, function(v) paste(deparse(v, width.cutoff = 500L), collapse = ""), "")
+}"""
+
 _R_EVAL_MODEL = """function(code, seed) {
   if (!is.null(seed)) set.seed(seed)
   eval(parse(text = code), new.env(parent = globalenv()))
@@ -174,6 +194,11 @@ class RModel:
     packages : tuple of str
     task : str
         ``"unknown"``, as iml infers for S3 models.
+    target : str or None
+        The response named by the model's formula (``Species`` for ``randomForest(Species ~ .,
+        ...)``; R: iml's ``find_y(model)``), or None when the model has no formula or its
+        left-hand side is not one variable. :class:`pyiml.Predictor` uses it as ``y`` when no
+        ``y`` is given and ``data`` has that column, as iml does.
 
     Notes
     -----
@@ -229,6 +254,9 @@ class RModel:
         else:
             self.r_object = model
         self._pf = None if predict_function is None else _eval_function(predict_function, "predict_function")
+        with session.lock:
+            names = [str(v) for v in session.r_call(_R_FIND_Y, self.r_object)]
+        self.target: Optional[str] = names[0] if len(names) == 1 else None
 
     def _pyiml_predict(self, newdata: pd.DataFrame) -> pd.DataFrame:
         """Predict ``newdata`` in R and return iml's prediction frame.

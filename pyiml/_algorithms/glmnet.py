@@ -31,10 +31,15 @@ than ``fdev = 1e-5`` (relatively for gaussian, absolutely for multinomial), exce
 extrapolated from the next two (R's ``fix.lam``), which reproduces ``lambda_max``.
 
 The sequence of coordinate updates, convergence checks and path decisions is glmnet's (the
-number of passes, ``npasses``, equals R's); the arithmetic (Gram matrices, sums) is numpy's, so
-results agree with R to rounding error, not bit for bit: in the parity tests coefficients differ
-by about 1e-13 relative to the largest coefficient (up to ~2e-10 elementwise for coefficients
-that have just entered the path) and lambdas by ~1e-15. The multinomial solver keeps the
+number of passes, ``npasses``, equals R's). For ``gaussian`` with the covariance method the
+arithmetic is glmnetpp's too: the standardisation, the gradient, the Gram entries and the
+intercepts add their terms in the order Eigen's vectorised sums use on x86-64
+(:func:`_eigen_dots`), so the path is R's bit for bit, including where it is decided by
+rounding (exactly collinear columns, where a coefficient of 1e-17 counts as non-zero). The
+naive method's gradients and the multinomial arithmetic (Gram matrices, sums) are numpy's, so
+their results agree with R to rounding error, not bit for bit: in the parity tests coefficients
+differ by about 1e-13 relative to the largest coefficient (up to ~2e-10 elementwise for
+coefficients that have just entered the path) and lambdas by ~1e-15. The multinomial solver keeps the
 gradients current through the weighted Gram matrix instead of glmnet's residual vector (the
 same iterations, no O(n) work per coordinate step).
 
@@ -191,6 +196,57 @@ def _as_weights(weights, nobs):
     return w
 
 
+_EIGEN_CHUNK = 4096  # rows per block of _eigen_dots (a multiple of 4)
+
+
+def _eigen_dots(X, v=None):
+    """``X.T @ v`` (``X.sum(axis=0)`` without ``v``), added in the order of Eigen's ``dot()``.
+
+    glmnetpp forms its dot products, sums and squared norms with Eigen, which on x86-64 (SSE2:
+    packets of two doubles) keeps two packet accumulators: the products of rows ``0, 4, 8,
+    ...``, ``1, 5, ...``, ``2, 6, ...`` and ``3, 7, ...`` are each summed left to right, the
+    packets are combined as ``(L0 + L2) + (L1 + L3)`` after one more packet of two rows when
+    ``n mod 4 >= 2``, and a last odd row is added at the end (fewer than 4 rows: left to right).
+    Adding in this order gives R's bits, which decide the path where it hangs on rounding (two
+    exactly collinear columns). ``X`` is (n,) or (n, p); ``v`` is (n,). The products are formed
+    in blocks of rows, so no (n, p) temporary is made; a 1-d ``X`` gives a float.
+    """
+    X = np.asarray(X, dtype=float)
+    vec = X.ndim == 1
+    if vec:
+        X = X[:, None]
+    n, p = X.shape
+    if v is not None:
+        v = np.asarray(v, dtype=float)
+
+    def prod(s, e):
+        return X[s:e] * v[s:e, None] if v is not None else X[s:e]
+
+    if n < 4:
+        res = np.zeros(p) if n == 0 else prod(0, 1)[0].copy()
+        for i in range(1, n):
+            res = res + prod(i, i + 1)[0]
+    else:
+        a2 = n - n % 4
+        lanes = None
+        for s in range(0, a2, _EIGEN_CHUNK):
+            e = min(s + _EIGEN_CHUNK, a2)
+            blk = np.array(prod(s, e), dtype=float, order="C").reshape(-1, 4, p)
+            if lanes is not None:
+                blk[0] += lanes  # continue the running sums: ((L + b0) + b1) + ...
+            lanes = np.add.reduce(blk, axis=0)  # along axis 0: one row after the other
+        r0 = lanes[0] + lanes[2]
+        r1 = lanes[1] + lanes[3]
+        if n - a2 >= 2:
+            tail = prod(a2, a2 + 2)
+            r0 = r0 + tail[0]
+            r1 = r1 + tail[1]
+        res = r0 + r1
+        if n % 2:
+            res = res + prod(n - 1, n)[0]
+    return float(res[0]) if vec else res
+
+
 def _chkvars(x):
     """glmnet's ``Chkvars``: a column is usable unless all its values equal the first."""
     return (x[1:, :] != x[0, :]).any(axis=0) if x.shape[0] > 1 else np.zeros(x.shape[1], dtype=bool)
@@ -213,9 +269,8 @@ def _jerr_message(n, maxit, pmax):
 def _fix_lam(lam):
     """R's ``fix.lam``: replace the infinite first lambda by extrapolation from the next two."""
     lam = np.array(lam, dtype=float)
-    if lam.size > 2:
-        llam = np.log(lam)
-        lam[0] = math.exp(2.0 * llam[1] - llam[2])
+    if lam.size > 2:  # the C library's log and exp, as R's (numpy's log may differ in the last bit)
+        lam[0] = math.exp(2.0 * math.log(lam[1]) - math.log(lam[2]))
     return lam
 
 
@@ -355,33 +410,32 @@ def _fit_gaussian(x, y, w, var_names, isd, naive, nlam, flmin, thr, ne, nx, maxi
 
     # Standardize1 (with intercept): weights normalised, sqrt-weights folded into x and y:
     # x_j <- sqrt(w) (x_j - xm_j) / xs_j with xm the weighted mean and xs the weighted sd.
-    wn = w / w.sum()
+    # Every sum is added in Eigen's order (_eigen_dots), as glmnetpp adds it.
+    wn = w / _eigen_dots(w)
     v = np.sqrt(wn)
     xm = np.zeros(ni)
     xs = np.ones(ni)
     xv = np.zeros(ni)
     juix = np.flatnonzero(ju)
     xj = x[:, juix] if juix.size < ni else x.copy()
-    xm[juix] = wn @ xj
+    xm[juix] = _eigen_dots(xj, wn)
     xj -= xm[juix]
     xj *= v[:, None]
-    xv[juix] = np.einsum("ij,ij->j", xj, xj)
+    xv[juix] = _eigen_dots(xj * xj)
     if isd:
         xs[juix] = np.sqrt(xv[juix])
         xj /= xs[juix]
         xv[juix] = 1.0
-    ym = float(y @ wn)
+    ym = _eigen_dots(y, wn)
     ys_vec = v * (y - ym)
-    ys = float(np.sqrt(ys_vec @ ys_vec))
+    ys = math.sqrt(_eigen_dots(ys_vec, ys_vec))
     ys_vec /= ys
 
     if naive:
         res = _elnet_naive(xj, ys_vec, xv[juix], nlam, flmin, thr, maxit, ne, nx)
     else:
-        g0 = xj.T @ ys_vec
-        gram = xj.T @ xj
-        np.fill_diagonal(gram, xv[juix])
-        res = _elnet_cov(g0, gram, xv[juix], nlam, flmin, thr, maxit, ne, nx)
+        g0 = _eigen_dots(xj, ys_vec)
+        res = _elnet_cov(g0, _GramRows(xj, xv[juix]), xv[juix], nlam, flmin, thr, maxit, ne, nx)
     coefs, active, almo, rsqo, nlp, jerr, lmu = res
 
     if jerr != 0:
@@ -395,7 +449,8 @@ def _fit_gaussian(x, y, w, var_names, isd, naive, nlam, flmin, thr, ne, nx, maxi
     A *= ys / xs[cols]
     beta = np.zeros((ni, lmu))
     beta[cols, :] = A.T
-    a0 = ym - A @ xm[cols]
+    # a0 = ym - sum_l coef_l xm_l, the terms subtracted one after the other as glmnetpp does
+    a0 = ym - (np.cumsum(A * xm[cols], axis=1)[:, -1] if len(active) else np.zeros(lmu))
     df = np.count_nonzero(A, axis=1).astype(int)
     lam = np.array(almo[:lmu], dtype=float) * ys
     if lmu >= 1:
@@ -412,12 +467,35 @@ def _lambda_factor(flmin, nlam):
     return 1.0
 
 
+class _GramRows:
+    """Rows of ``X'X`` (diagonal ``xv``) computed when first needed, as lists of floats.
+
+    glmnetpp computes the Gram entries of a variable when it enters the active set
+    (``X.col(j).dot(X.col(k))`` for every j); only those rows are ever read, so only they are
+    computed, each in Eigen's order of addition.
+    """
+
+    def __init__(self, X: np.ndarray, xv: np.ndarray):
+        self._X = X
+        self._xv = xv
+        self._rows: dict = {}
+
+    def __getitem__(self, k: int) -> List[float]:
+        row = self._rows.get(k)
+        if row is None:
+            r = _eigen_dots(self._X, self._X[:, k])
+            r[k] = self._xv[k]
+            row = self._rows[k] = r.tolist()
+        return row
+
+
 def _elnet_cov(g0, gram, xv, nlam, flmin, thr, maxit, ne, nx):
     """Covariance-update path (glmnetpp ``ElnetPath<gaussian, cov>``; legacy ``elnet1``).
 
-    Works on the usable columns only (``p`` of them): ``g0`` is ``X'y`` and ``gram`` is
-    ``X'X`` (diagonal = ``xv``) of the weighted-standardised problem. Penalty factors are all
-    1 and ``alpha = 1``, so the update is a soft threshold divided by ``xv``.
+    Works on the usable columns only (``p`` of them): ``g0`` is ``X'y`` and ``gram[k]`` is the
+    row ``k`` of ``X'X`` (diagonal = ``xv``) of the weighted-standardised problem (a
+    :class:`_GramRows` or a matrix); only rows of active variables are read. Penalty factors
+    are all 1 and ``alpha = 1``, so the update is a soft threshold divided by ``xv``.
 
     Returns ``(coefs, active, almo, rsqo, nlp, jerr, lmu)``: per lambda the coefficients of
     the active variables (in the order they entered), the entry order itself, the lambdas,
@@ -425,7 +503,7 @@ def _elnet_cov(g0, gram, xv, nlam, flmin, thr, maxit, ne, nx):
     """
     p = len(g0)
     g = [float(t) for t in g0]
-    C = [list(map(float, row)) for row in gram]
+    C = gram if isinstance(gram, _GramRows) else [list(map(float, row)) for row in gram]
     xvl = [float(t) for t in xv]
     a = [0.0] * p
     is_act = [False] * p
@@ -547,18 +625,18 @@ def _cov_partial(a, g, C, xvl, active, is_act, ab, thr, maxit, nlp, rsq):
             break
         if nlp > maxit:
             raise _MaxitReached(nlp)
-    # da = old - new for the active set; inactive gradients g_j += sum_l da_l * C[j][act_l]
+    # da = old - new for the active set; inactive gradients g_j += sum_l da_l * C[act_l][j]
+    # (the Gram matrix is symmetric: the rows of the active variables hold every entry needed)
     n_act = len(act)
     da = [da[i] - a[act[i]] for i in range(n_act)]
-    nonzero = [(i, da[i]) for i in range(n_act) if da[i] != 0.0]
+    nonzero = [(da[i], C[act[i]]) for i in range(n_act) if da[i] != 0.0]
     if nonzero:
         for j in range(len(g)):
             if is_act[j]:
                 continue
             s = 0.0
-            Cj = C[j]
-            for i, di in nonzero:
-                s += di * Cj[act[i]]
+            for di, Ci in nonzero:
+                s += di * Ci[j]
             g[j] += s
     return nlp, rsq
 

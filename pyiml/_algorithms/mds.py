@@ -161,7 +161,17 @@ def order_levels(X: pd.DataFrame, feature: str, codes: Optional[np.ndarray] = No
         ``order[k]`` is the (0-based, among the used levels in level order) index of the level
         placed at position k. When every level looks the same (no positive eigenvalue) the
         level order is kept.
+
+    Raises
+    ------
+    ValueError
+        When ``feature`` is not a column of ``X``, or (without ``codes``) not categorical.
     """
+    if feature not in X.columns:
+        raise ValueError(f"feature {feature!r} is not a column of the data (columns: {list(X.columns)})")
+    if codes is None and not _is_categorical(X[feature]):
+        raise ValueError(f"feature {feature!r} has dtype {X[feature].dtype}: levels are ordered for categorical "
+                         "features only (iml: a factor)")
     if codes is None:
         raw, levels = categorical_codes(X[feature])
         used = np.unique(raw[raw >= 0])
