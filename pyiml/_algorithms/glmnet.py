@@ -229,9 +229,15 @@ def _eigen_dots(X, v=None):
     else:
         a2 = n - n % 4
         lanes = None
+        buf = np.empty((min(_EIGEN_CHUNK, a2), p))   # the products of one block of rows
         for s in range(0, a2, _EIGEN_CHUNK):
             e = min(s + _EIGEN_CHUNK, a2)
-            blk = np.array(prod(s, e), dtype=float, order="C").reshape(-1, 4, p)
+            b = buf[:e - s]
+            if v is not None:
+                np.multiply(X[s:e], v[s:e, None], out=b)
+            else:
+                np.copyto(b, X[s:e])
+            blk = b.reshape(-1, 4, p)
             if lanes is not None:
                 blk[0] += lanes  # continue the running sums: ((L + b0) + b1) + ...
             lanes = np.add.reduce(blk, axis=0)  # along axis 0: one row after the other
