@@ -226,7 +226,7 @@ def make_case(seed: int, method: Optional[str] = None) -> FuzzCase:
         data["y"] = pred + rng.normal(scale=0.5, size=len(X))
     if rng.uniform() < 0.3:   # (iml's Interaction skips rows with an odd batch.size: differences.md)
         predictor["batch_size"] = int(rng.choice([8, 50, 334] if method == "Interaction" else [7, 50, 333]))
-    if rng.uniform() < 0.2:                # a scikit-learn pipeline fitted to the data instead
+    if rng.uniform() < 0.2 and data["y"].nunique() > 1:   # a scikit-learn pipeline fitted to the data
         model = _sklearn_model(rng, X, kinds, data["y"], multi)
         if predictor.get("class_") is not None and predictor["class_"] not in [str(c) for c in model.classes_]:
             predictor.pop("class_")
@@ -328,7 +328,10 @@ def _random_calls(rng, method, params, X, kinds, row) -> List[Dict[str, Any]]:
                 return [{"method": "predict", "args": {"data": rows}, "compare": "return"}]
         if isinstance(f, str) and m != "ale":
             # (center_at on a categorical feature: iml gives all-zero values, pyiml raises)
-            pool = [c for c in feats if "center_at" not in params or kinds[c] in ("numerical", "integer")]
+            # (and outside the feature's range: pyiml raises, iml extends the grid)
+            pool = [c for c in feats if "center_at" not in params or (
+                kinds[c] in ("numerical", "integer")
+                and X[c].min() <= params["center_at"] <= X[c].max())]
             other = str(rng.choice(pool))
             return [{"method": "set_feature", "args": {"feature": other}, "compare": "results"}]
         return []
