@@ -35,7 +35,8 @@ from . import fixtures
 
 SPEC_DIR = Path(__file__).parent / "specs"
 
-__all__ = ["Spec", "SpecResult", "load_specs", "run_spec", "compare_frames", "write_report"]
+__all__ = ["Spec", "SpecResult", "load_specs", "run_spec", "compare_frames", "compare_outputs", "py_outputs",
+           "write_report"]
 
 
 @dataclass
@@ -191,18 +192,6 @@ def _build(spec: Spec):
     return mp, data, y, pargs, features
 
 
-def _run_predictor(spec: Spec):
-    import pyiml
-    from r_bridge import convert, iml as riml, session
-
-    mp, data, y, pargs, features = _build(spec)
-    p = pyiml.Predictor(data=data, y=y, **mp.py, **pargs)
-    py_res = p.predict(features)
-    rp = riml.r_predictor(data=data, y=y, **mp.r, **pargs)
-    r_res = convert.r2py(session.r_eval("p$predict(d)", p=rp, d=convert.py2r(features)))
-    return {"predict": py_res}, {"predict": r_res}
-
-
 def _loss_inputs(loss: str, seed: int, n: int = 60):
     rng = np.random.default_rng(seed)
     if loss in ("ce", "f1"):
@@ -221,21 +210,28 @@ def _loss_inputs(loss: str, seed: int, n: int = 60):
     return a, p
 
 
-def _run_loss(spec: Spec):
+def _loss_py(spec: Spec) -> Dict[str, np.ndarray]:
     from pyiml.losses import get_loss
+
+    name = spec.params["loss"]
+    out = [get_loss(name)[0](*_loss_inputs(name, (spec.seed or 0) * 1000 + rep))
+           for rep in range(int(spec.params.get("repetitions", 20)))]
+    return {"loss": np.array(out)}
+
+
+def _loss_r(spec: Spec) -> Dict[str, np.ndarray]:
     from r_bridge import session
 
     name = spec.params["loss"]
-    out_py, out_r = [], []
+    out = []
     for rep in range(int(spec.params.get("repetitions", 20))):
         a, p = _loss_inputs(name, (spec.seed or 0) * 1000 + rep)
-        out_py.append(get_loss(name)[0](a, p))
         ro = session.robjects()
         av = ro.StrVector(a.tolist()) if a.dtype.kind == "U" else ro.FloatVector(a.tolist())
         pv = ro.StrVector(p.tolist()) if p.dtype.kind == "U" else ro.FloatVector(p.tolist())
         session.require(["Metrics"])
-        out_r.append(float(session.r_eval(f"Metrics::{name}(a, p)", a=av, p=pv)[0]))
-    return {"loss": np.array(out_py)}, {"loss": np.array(out_r)}
+        out.append(float(session.r_eval(f"Metrics::{name}(a, p)", a=av, p=pv)[0]))
+    return {"loss": np.array(out)}
 
 
 def _py_method(spec: Spec, p, params):
@@ -248,47 +244,71 @@ def _py_method(spec: Spec, p, params):
     return cls(p, **kw)
 
 
-def _run_method(spec: Spec):
-    import pyiml
-    from r_bridge import iml as riml
-
-    mp, data, y, pargs, features = _build(spec)
-    params = _resolve(spec.params, features)
-    p = pyiml.Predictor(data=data, y=y, **mp.py, **pargs)
-    obj = _py_method(spec, p, params)
-    rp = riml.r_predictor(data=data, y=y, **mp.r, **pargs)
-    robj = riml.iml(spec.method, rp, seed=spec.seed, **params)
-    py_out, r_out = {"results": obj.results}, {"results": robj.results}
+def py_outputs(spec: Spec, p, features: pd.DataFrame) -> Dict[str, Any]:
+    """pyiml's outputs of a Predictor or method spec, given the spec's ``pyiml.Predictor``."""
+    if spec.method == "Predictor":
+        return {"predict": p.predict(features)}
+    obj = _py_method(spec, p, _resolve(spec.params, features))
+    out = {"results": obj.results}
     for f in spec.fields:
-        py_out[f] = getattr(obj, f.replace(".", "_"))
-        r_out[f] = robj.field(f)
+        out[f] = getattr(obj, f.replace(".", "_"))
     for i, call in enumerate(spec.calls):
-        args = _resolve(call.get("args", {}), features)
-        res_py = getattr(obj, call["method"].replace(".", "_"))(**args)
-        res_r = robj.call(call["method"], **args)
-        key = f"call{i + 1}:{call['method']}"
-        if call.get("compare", "results") == "return":
-            py_out[key], r_out[key] = res_py, res_r
-        else:
-            py_out[key], r_out[key] = obj.results, robj.results
-    return py_out, r_out
+        res = getattr(obj, call["method"].replace(".", "_"))(**_resolve(call.get("args", {}), features))
+        out[f"call{i + 1}:{call['method']}"] = res if call.get("compare", "results") == "return" else obj.results
+    return out
 
 
-def run_spec(spec: Spec) -> SpecResult:
-    """Run one spec on both sides and compare."""
+def _r_outputs(spec: Spec, mp, data, y, pargs, features: pd.DataFrame) -> Dict[str, Any]:
+    from r_bridge import convert, iml as riml, session
+
+    rp = riml.r_predictor(data=data, y=y, **mp.r, **pargs)
+    if spec.method == "Predictor":
+        return {"predict": convert.r2py(session.r_eval("p$predict(d)", p=rp, d=convert.py2r(features)))}
+    robj = riml.iml(spec.method, rp, seed=spec.seed, **_resolve(spec.params, features))
+    out = {"results": robj.results}
+    for f in spec.fields:
+        out[f] = robj.field(f)
+    for i, call in enumerate(spec.calls):
+        res = robj.call(call["method"], **_resolve(call.get("args", {}), features))
+        out[f"call{i + 1}:{call['method']}"] = res if call.get("compare", "results") == "return" else robj.results
+    return out
+
+
+def _outputs(spec: Spec, recording=None):
+    """(pyiml outputs, R outputs) of a spec; ``recording`` (a :class:`parity.replay.Recording`)
+    stores R's outputs, the data set and every model prediction pyiml asks for."""
+    import pyiml
+
+    if spec.method == "loss":
+        py, r = _loss_py(spec), _loss_r(spec)
+        if recording is not None:
+            recording.add(spec, py, r)
+        return py, r
+    mp, data, y, pargs, features = _build(spec)
+    model_kw = mp.py if recording is None else recording.model_kw(spec, mp, data)
+    p = pyiml.Predictor(data=data, y=y, **model_kw, **pargs)
+    py = py_outputs(spec, p, features)
+    r = _r_outputs(spec, mp, data, y, pargs, features)
+    if recording is not None:
+        recording.add(spec, py, r, data_name=mp.data, y=y)
+    return py, r
+
+
+def compare_outputs(spec: Spec, py, r, seconds: float = 0.0) -> SpecResult:
+    """Compare a spec's pyiml and R outputs with the spec's tolerance."""
+    d, s, problems = _compare_values(py, r, spec.method)
+    passed = not problems and d <= spec.tolerance * s
+    return SpecResult(spec, d, s, passed, "; ".join(problems), seconds)
+
+
+def run_spec(spec: Spec, recording=None) -> SpecResult:
+    """Run one spec on both sides and compare (and record it, given a ``recording``)."""
     t0 = time.perf_counter()
     try:
-        if spec.method == "Predictor":
-            py, r = _run_predictor(spec)
-        elif spec.method == "loss":
-            py, r = _run_loss(spec)
-        else:
-            py, r = _run_method(spec)
-        d, s, problems = _compare_values(py, r, spec.method)
+        py, r = _outputs(spec, recording)
+        return compare_outputs(spec, py, r, time.perf_counter() - t0)
     except Exception as exc:  # reported as a failure with the reason
         return SpecResult(spec, math.inf, 1.0, False, f"{type(exc).__name__}: {exc}", time.perf_counter() - t0)
-    passed = not problems and d <= spec.tolerance * s
-    return SpecResult(spec, d, s, passed, "; ".join(problems), time.perf_counter() - t0)
 
 
 def write_report(results: List[SpecResult], path: Path) -> None:

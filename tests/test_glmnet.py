@@ -441,3 +441,21 @@ def test_multinomial_levels_and_categoricals():
     np.testing.assert_allclose(f1.beta[[1, 2, 0]], f3.beta, rtol=1e-7, atol=1e-9)
     p = predict(f1, x[:5], s_index=len(f1.lambda_) - 1, type="response")
     np.testing.assert_allclose(p.sum(axis=1), 1.0)
+
+
+@pytest.mark.parametrize("seed", [3, 5, 6])
+def test_multinomial_path_does_not_depend_on_the_builtin_sum(monkeypatch, seed):
+    # Python >= 3.12 sums floats with compensation; the path must have the same bits on every Python
+    import math
+
+    from pyiml._algorithms import glmnet as glmnet_module
+
+    x, y, w, newx = multinomial_problem(seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        plain = glmnet(x, y, "multinomial", weights=w)
+        monkeypatch.setattr(glmnet_module, "sum", math.fsum, raising=False)
+        compensated = glmnet(x, y, "multinomial", weights=w)
+    np.testing.assert_array_equal(compensated.a0, plain.a0)
+    np.testing.assert_array_equal(compensated.beta, plain.beta)
+    np.testing.assert_array_equal(predict(compensated, newx, type="response"), predict(plain, newx, type="response"))

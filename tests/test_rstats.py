@@ -93,6 +93,7 @@ def test_ale_interval_equals_find_interval(n_grid):
     np.testing.assert_array_equal(ale_interval(x, grid), want)
 
 
+@pytest.mark.filterwarnings("error::RuntimeWarning")  # -Inf and Inf give NaN silently, as in R
 @settings(max_examples=200, deadline=None)
 @given(st.integers(1, 12), st.integers(1, 9), st.integers(0, 10 ** 6))
 def test_row_medians_and_quantiles_equal_the_scalar_ones(rows, n, seed):

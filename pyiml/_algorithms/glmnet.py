@@ -878,6 +878,15 @@ def _fit_multinomial(x, y, weights, var_names, levels, isd, nlam, flmin, thr, ne
                      dfmat=dfmat, ju=ju.copy(), grouped=True)
 
 
+def _sum_lr(values) -> float:
+    """Left-to-right float sum: the builtin ``sum`` is compensated (Neumaier) from Python 3.12
+    on, which would make the path depend on the Python version."""
+    s = 0.0
+    for v in values:
+        s += v
+    return s
+
+
 def _multlognet_grouped(X, Y, w, xv, nlam, flmin, thr, maxit, ne, nx):
     """Grouped multinomial lasso path (glmnetpp ``ElnetPath<binomial, multi_class_group>``;
     legacy ``multlognetn``) on the usable standardised columns ``X``.
@@ -912,7 +921,7 @@ def _multlognet_grouped(X, Y, w, xv, nlam, flmin, thr, maxit, ne, nx):
                              f"{ic + 1} > 1.0 - 1.0e-5")
         b0[ic] = math.log(float(q0[ic]))
         dev1 -= float(q0[ic]) * b0[ic]
-    s = sum(b0) / nc
+    s = _sum_lr(b0) / nc
     b0 = [b - s for b in b0]
     q = np.empty((nc, no))  # class-major: q[ic] is the unnormalised probability of class ic
     sxp = np.zeros(no)
@@ -1098,7 +1107,7 @@ def _multlognet_grouped(X, Y, w, xv, nlam, flmin, thr, maxit, ne, nx):
                     np.multiply(sxp, emax, out=buf)
                     np.minimum(qi, buf, out=qi)
                     sxp += qi
-                s = sum(b0) / nc
+                s = _sum_lr(b0) / nc
                 b0 = [b - s for b in b0]
                 if conv:
                     rest = [k for k in range(p) if not strong[k]]

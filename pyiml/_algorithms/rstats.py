@@ -80,8 +80,8 @@ def r_median_rows(m) -> np.ndarray:
         out = xs[:, half - 1].copy()
     else:  # R's mean() of the two middle values: long-double sum / 2, then its correction pass
         a, b = xs[:, half - 1].astype(_LD), xs[:, half].astype(_LD)
-        s = (a + b) / 2
-        with np.errstate(invalid="ignore"):
+        with np.errstate(invalid="ignore"):  # -Inf + Inf is NaN, silently as in R
+            s = (a + b) / 2
             t = (a - s) + (b - s)
             out = np.where(np.isfinite(s), s + t / 2, s).astype(float)
     out[np.isnan(m).any(axis=1)] = np.nan
@@ -108,7 +108,8 @@ def _quantile7_sorted(xs: np.ndarray, p: np.ndarray) -> np.ndarray:
     xhi = xs[:, hi - 1]
     h = np.broadcast_to(index - lo, qs.shape)
     i = (index > lo)[None, :] & (xhi != qs)
-    qs[i] = (1 - h[i]) * qs[i] + h[i] * xhi[i]
+    with np.errstate(invalid="ignore"):  # between -Inf and Inf: NaN, silently as in R
+        qs[i] = (1 - h[i]) * qs[i] + h[i] * xhi[i]
     return qs
 
 
