@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import time
+import warnings
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -241,7 +242,10 @@ def _py_method(spec: Spec, p, params):
     kw = dict(params)
     if spec.seed is not None:
         kw["random_state"] = pyiml.RRandom(spec.seed)
-    return cls(p, **kw)
+    with warnings.catch_warnings():
+        if spec.method == "Partial":   # deprecated on purpose, as in iml: its warning is expected
+            warnings.simplefilter("ignore", FutureWarning)
+        return cls(p, **kw)
 
 
 def py_outputs(spec: Spec, p, features: pd.DataFrame) -> Dict[str, Any]:
