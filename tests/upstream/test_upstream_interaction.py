@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from _upstream_fsi_model import (X, assert_equal_results, predictor1, predictor1_inter, predictor2, py_plot_facts,
+from _upstream_model import (X, assert_equal_results, predictor1, predictor1_inter, predictor2, py_plot_facts,
                                  r_plot_facts, r_predictors)
 from pyiml import Interaction, RRandom
 from pyiml.interaction import h_statistic

@@ -18,35 +18,12 @@ import pandas as pd
 import pytest
 from matplotlib.figure import Figure
 
+from _upstream_model import F_ARGS_R as F_R   # iml's test helper f(newdata, multi = FALSE), in R
+from _upstream_model import X
+from _upstream_model import f_args as f       # ... and in Python
 from pyiml import LocalModel, Predictor
 
 EXPECTED_COLUMNS = ["beta", "x.recoded", "effect", "x.original", "feature", "feature.value"]
-
-# iml's test helper: f(newdata, multi = FALSE) in R ...
-F_R = """function(newdata, multi = FALSE) {
-  pred <- unlist(newdata[, "a"] + newdata[, "b"] + 100 * (newdata[, "c"] == "a")) / 155
-  dat <- data.frame(pred = pred)
-  if (multi) dat$pred2 <- 1 - dat$pred
-  dat
-}"""
-
-
-def f(newdata, multi=False):
-    """... and the same function in Python."""
-    pred = (newdata["a"].to_numpy(dtype=float) + newdata["b"].to_numpy(dtype=float)
-            + 100 * (np.asarray(newdata["c"].astype(str)) == "a")) / 155
-    dat = pd.DataFrame({"pred": pred})
-    if multi:
-        dat["pred2"] = 1 - dat["pred"]
-    return dat
-
-
-X = pd.DataFrame({
-    "a": [1.0, 2, 3, 4, 5],
-    "b": [10.0, 20, 30, 40, 50],
-    "c": pd.Categorical(["a", "b", "c", "a", "b"]),
-    "d": pd.Categorical(["A", "A", "B", "B", "B"]),
-})
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from _upstream_fsi_model import (X, Y2, assert_equal_results, f, f_multi, predictor1, predictor2, py_plot_facts,
+from _upstream_model import (X, Y2, assert_equal_results, f, f_multi, predictor1, predictor2, py_plot_facts,
                                  r_plot_facts, r_predictors)
 from pyiml import RRandom, Shapley
 

@@ -17,38 +17,11 @@ import pandas as pd
 import pytest
 from matplotlib.figure import Figure
 
+from _upstream_model import F_ARGS_R as F_R   # iml's test helper f(newdata, multi = FALSE), in R
+from _upstream_model import PREDICT_FUN_R, X, Y2, predict_fun
+from _upstream_model import f_args as f       # ... and in Python
 from parity import fixtures
 from pyiml import Predictor, TreeSurrogate
-
-F_R = """function(newdata, multi = FALSE) {
-  pred <- unlist(newdata[, "a"] + newdata[, "b"] + 100 * (newdata[, "c"] == "a")) / 155
-  dat <- data.frame(pred = pred)
-  if (multi) dat$pred2 <- 1 - dat$pred
-  dat
-}"""
-PREDICT_FUN_R = "function(obj, newdata) obj(newdata, multi = TRUE)"
-
-
-def f(newdata, multi=False):
-    pred = (newdata["a"].to_numpy(dtype=float) + newdata["b"].to_numpy(dtype=float)
-            + 100 * (np.asarray(newdata["c"].astype(str)) == "a")) / 155
-    dat = pd.DataFrame({"pred": pred})
-    if multi:
-        dat["pred2"] = 1 - dat["pred"]
-    return dat
-
-
-def predict_fun(obj, newdata):
-    return obj(newdata, multi=True)
-
-
-X = pd.DataFrame({
-    "a": [1.0, 2, 3, 4, 5],
-    "b": [10.0, 20, 30, 40, 50],
-    "c": pd.Categorical(["a", "b", "c", "a", "b"]),
-    "d": pd.Categorical(["A", "A", "B", "B", "B"]),
-})
-Y2 = pd.Series(pd.Categorical(np.where(X["b"] + X["a"] < 20, "pred", "pred2")))
 
 
 @pytest.fixture(scope="module")

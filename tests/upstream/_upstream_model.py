@@ -24,8 +24,9 @@ import pandas as pd
 
 from pyiml import Predictor, RRandom
 
-__all__ = ["X", "Y", "Y2", "f", "f_multi", "f_inter", "predictor1", "predictor2", "predictor1_inter",
-           "r_predictors", "r_plot_facts", "py_plot_facts", "assert_equal_results"]
+__all__ = ["X", "Y", "Y2", "f", "f_multi", "f_inter", "f_args", "predict_fun", "F_ARGS_R", "PREDICT_FUN_R",
+           "predictor1", "predictor2", "predictor1_inter", "r_predictors", "r_plot_facts", "py_plot_facts",
+           "assert_equal_results"]
 
 X = pd.DataFrame({
     "a": [1.0, 2.0, 3.0, 4.0, 5.0],
@@ -67,6 +68,27 @@ F_INTER_R = """function(newdata) {
   a <- newdata$a; b <- newdata$b; is_a <- newdata$c == "a"
   data.frame(pred = (a + b + a * b + 100 * is_a + a * is_a) / 155)
 }"""
+
+#: iml's helper as written there: ``f(newdata, multi = FALSE)`` and the ``predict.fun`` of
+#: ``predictor2`` / ``predictor3`` that calls it with ``multi = TRUE`` (R side)
+F_ARGS_R = """function(newdata, multi = FALSE) {
+  pred <- unlist(newdata[, "a"] + newdata[, "b"] + 100 * (newdata[, "c"] == "a")) / 155
+  dat <- data.frame(pred = pred)
+  if (multi) dat$pred2 <- 1 - dat$pred
+  dat
+}"""
+PREDICT_FUN_R = "function(obj, newdata) obj(newdata, multi = TRUE)"
+
+
+def f_args(newdata: pd.DataFrame, multi: bool = False) -> pd.DataFrame:
+    """``f(newdata, multi = FALSE)`` of iml's helper: :func:`f`, or :func:`f_multi` with ``multi``."""
+    return f_multi(newdata) if multi else f(newdata)
+
+
+def predict_fun(obj, newdata: pd.DataFrame) -> pd.DataFrame:
+    """``predict.fun = function(obj, newdata) obj(newdata, multi = TRUE)``."""
+    return obj(newdata, multi=True)
+
 
 #: ``y = f(X) + rnorm(nrow(X))`` after ``set.seed(12)``: a one-column frame named "pred"
 Y = f(X) + RRandom(12).normal(len(X))[:, None]
