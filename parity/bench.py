@@ -256,6 +256,10 @@ NOTES = """Notes:
   (2-D PDP and Interaction at n = 100,000: 4-6 * 10^7 rows, tens of GB in R); pyiml predicts
   those designs in `batch_size` chunks.
 - The R side of "Shapley 100 rows" is 10 `explain()` calls, scaled by 10.
+- PDP+ICE: the constructor computes every curve (the predictions already sit in the `.value`
+  column), as scikit-learn's `partial_dependence` does; iml's long table of n·G ICE rows (grid,
+  `.type` and `.id` columns) is made when `results` is first read. The row ".results read" times
+  both, against scikit-learn's arrays and R's `$results`.
 - The floor is one model call on a prebuilt frame of the rows the method predicts (calls of 10^6
   rows beyond that): for FeatureImp the n·p·repetitions permuted rows plus the data once (the
   model error), for Shapley iml's 2·M·p rows per point plus the data once (the average

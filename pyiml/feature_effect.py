@@ -30,9 +30,11 @@ in ALE order.
 """
 from __future__ import annotations
 
+import functools
+
 import numbers
 import warnings
-from typing import Dict, List, Literal, Optional, Sequence, Union
+from typing import Callable, Dict, List, Literal, Optional, Sequence, Union
 
 import numpy as np
 import pandas as pd
@@ -150,7 +152,41 @@ def _check_points(points, what: str) -> list:
 
 
 # ---------------------------------------------------------------------------- FeatureEffect
-class FeatureEffect(InterpretationMethod):
+class _LazyResults:
+    """``results`` made on first access from what the run kept.
+
+    A method with ICE curves keeps its predictions (an (n, k, G) array that is already the
+    ``.value`` column of the table) and makes iml's long table of ``n·G`` rows (grid, ``.type``
+    and ``.id`` columns) only when ``results`` is first read; everything else is computed in
+    the constructor, as in iml.
+    """
+
+    @property
+    def results(self):
+        d = self.__dict__
+        build = d.get("_build_results")
+        if build is not None:
+            d["_results"] = build()
+            d["_build_results"] = None
+        return d.get("_results")
+
+    @results.setter
+    def results(self, value):
+        self.__dict__["_build_results"] = None
+        self.__dict__["_results"] = value
+
+    def _defer_results(self, build: Callable[[], object]) -> None:
+        self.results = None
+        self.__dict__["_build_results"] = build
+
+    def __getstate__(self):
+        self.results                      # noqa: B018 - made now: the builder holds closures
+        state = self.__dict__.copy()
+        state.pop("_build_results", None)
+        return state
+
+
+class FeatureEffect(_LazyResults, InterpretationMethod):
     """Effect of one or two features on the prediction: ALE, PDP, ICE or PDP with ICE.
 
     R equivalent: ``iml::FeatureEffect$new(predictor, feature, method = "ale", center.at = NULL,
@@ -340,10 +376,11 @@ class FeatureEffect(InterpretationMethod):
         names = self.predictor.output_names
         self._multiclass = len(names) > 1
         if self.method == "ale":
-            res = plan.finish(preds, names, center_at=self._anchor if self.n_features == 1 else None)
-        else:
-            res = plan.finish(preds, names)
-        self.results = res
+            self.results = plan.finish(preds, names, center_at=self._anchor if self.n_features == 1 else None)
+        elif self.method == "pdp":
+            self.results = plan.finish(preds, names)
+        else:      # ICE: the n·G-row table is made when results is first read
+            self._defer_results(functools.partial(plan.finish, preds, names))
         self._interpolate = None
         self._finished = True
 
@@ -645,7 +682,7 @@ class Partial(FeatureEffect):
 
 
 # ---------------------------------------------------------------------------- FeatureEffects
-class FeatureEffects(InterpretationMethod):
+class FeatureEffects(_LazyResults, InterpretationMethod):
     """The effect (ALE, PDP, ICE) of each of several features, one by one.
 
     R equivalent: ``iml::FeatureEffects$new(predictor, features = NULL, method = "ale",
@@ -751,15 +788,20 @@ class FeatureEffects(InterpretationMethod):
         self.effects = effects
         if rs is not None:
             rs.element_streams(len(effects))      # iml's second seeded future_lapply (results)
-        results = {}
-        for f, fe in effects.items():
-            res = fe.results.copy()
-            res.columns = [".borders" if c in effects else c for c in res.columns]
-            res[".feature"] = f
-            results[f] = res
-        self.results = results
+        self._defer_results(self._results_of_effects)
         self._multiclass = any(fe._multiclass for fe in effects.values())
         self._finished = True
+
+    def _results_of_effects(self) -> Dict[str, pd.DataFrame]:
+        """iml's results: each effect's table with the feature column renamed ``.borders`` and a
+        ``.feature`` column."""
+        results = {}
+        for f, fe in self.effects.items():
+            res = fe.results.copy()
+            res.columns = [".borders" if c in self.effects else c for c in res.columns]
+            res[".feature"] = f
+            results[f] = res
+        return results
 
     def _predict_plans(self, plans) -> list:
         """The predictions of every plan's blocks, in order: one stream of batches, or (threads

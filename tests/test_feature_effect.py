@@ -666,3 +666,32 @@ def test_reused_design_buffer_gives_the_same_results(batch_size):
     for _, row in two.iterrows():
         d = X.assign(a=row["a"], c=row["c"])
         assert row[".value"] == pytest.approx(float(np.mean(f(d))), rel=1e-12)
+
+
+def _prod_ab(d):
+    return d["a"].to_numpy() * d["b"].to_numpy()
+
+
+def test_ice_results_are_made_when_first_read_and_equal_an_eager_table():
+    """ICE tables (n·G rows) are made on first access of ``results``: the same table whether
+    read at once, after other calls, or after pickling (which makes it first)."""
+    import pickle
+
+    rng = np.random.default_rng(4)
+    X = pd.DataFrame({"a": rng.uniform(size=60), "b": rng.normal(size=60)})
+    p = Predictor(predict_function=_prod_ab, data=X)
+    fe = FeatureEffect(p, "a", method="pdp+ice", grid_size=7)
+    assert fe.__dict__["_build_results"] is not None        # not made yet
+    first = fe.results
+    assert fe.__dict__["_build_results"] is None and fe.results is first
+    again = FeatureEffect(p, "a", method="pdp+ice", grid_size=7)
+    clone = pickle.loads(pickle.dumps(again))
+    pd.testing.assert_frame_equal(clone.results, first)
+    pd.testing.assert_frame_equal(again.results, first)
+    assert len(first) == 7 + 60 * 7
+    fe.center(0.5)                                           # a new run replaces the table
+    assert fe.results[".value"].to_numpy()[fe.results["a"].to_numpy() == 0.5].max() == 0.0
+    fes = FeatureEffects(p, method="ice", grid_size=5)
+    for f in ("a", "b"):
+        exp = fes.effects[f].results.rename(columns={f: ".borders"}).assign(**{".feature": f})
+        pd.testing.assert_frame_equal(fes.results[f], exp)

@@ -199,7 +199,7 @@ def _as_weights(weights, nobs):
 _EIGEN_CHUNK = 4096  # rows per block of _eigen_dots (a multiple of 4)
 
 
-def _eigen_dots(X, v=None):
+def _eigen_dots(X, v=None, square: bool = False):
     """``X.T @ v`` (``X.sum(axis=0)`` without ``v``), added in the order of Eigen's ``dot()``.
 
     glmnetpp forms its dot products, sums and squared norms with Eigen, which on x86-64 (SSE2:
@@ -209,7 +209,8 @@ def _eigen_dots(X, v=None):
     ``n mod 4 >= 2``, and a last odd row is added at the end (fewer than 4 rows: left to right).
     Adding in this order gives R's bits, which decide the path where it hangs on rounding (two
     exactly collinear columns). ``X`` is (n,) or (n, p); ``v`` is (n,). The products are formed
-    in blocks of rows, so no (n, p) temporary is made; a 1-d ``X`` gives a float.
+    in blocks of rows, so no (n, p) temporary is made; a 1-d ``X`` gives a float. With
+    ``square``, the column sums of ``X * X`` (squared norms).
     """
     X = np.asarray(X, dtype=float)
     vec = X.ndim == 1
@@ -219,7 +220,12 @@ def _eigen_dots(X, v=None):
     if v is not None:
         v = np.asarray(v, dtype=float)
 
+    if square:
+        v = None
+
     def prod(s, e):
+        if square:
+            return X[s:e] * X[s:e]
         return X[s:e] * v[s:e, None] if v is not None else X[s:e]
 
     if n < 4:
@@ -233,7 +239,9 @@ def _eigen_dots(X, v=None):
         for s in range(0, a2, _EIGEN_CHUNK):
             e = min(s + _EIGEN_CHUNK, a2)
             b = buf[:e - s]
-            if v is not None:
+            if square:
+                np.multiply(X[s:e], X[s:e], out=b)
+            elif v is not None:
                 np.multiply(X[s:e], v[s:e, None], out=b)
             else:
                 np.copyto(b, X[s:e])
@@ -427,7 +435,7 @@ def _fit_gaussian(x, y, w, var_names, isd, naive, nlam, flmin, thr, ne, nx, maxi
     xm[juix] = _eigen_dots(xj, wn)
     xj -= xm[juix]
     xj *= v[:, None]
-    xv[juix] = _eigen_dots(xj * xj)
+    xv[juix] = _eigen_dots(xj, square=True)
     if isd:
         xs[juix] = np.sqrt(xv[juix])
         xj /= xs[juix]
