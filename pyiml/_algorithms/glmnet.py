@@ -431,9 +431,9 @@ def _fit_gaussian(x, y, w, var_names, isd, naive, nlam, flmin, thr, ne, nx, maxi
     xs = np.ones(ni)
     xv = np.zeros(ni)
     juix = np.flatnonzero(ju)
-    xj = x[:, juix] if juix.size < ni else x.copy()
-    xm[juix] = _eigen_dots(xj, wn)
-    xj -= xm[juix]
+    xsel = x[:, juix] if juix.size < ni else x
+    xm[juix] = _eigen_dots(xsel, wn)
+    xj = xsel - xm[juix]               # a new array: x is left as it is
     xj *= v[:, None]
     xv[juix] = _eigen_dots(xj, square=True)
     if isd:
