@@ -333,7 +333,7 @@ def _random_calls(rng, method, params, X, kinds, row) -> List[Dict[str, Any]]:
                 kinds[c] in ("numerical", "integer")
                 and X[c].min() <= params["center_at"] <= X[c].max())]
             other = str(rng.choice(pool))
-            return [{"method": "set_feature", "args": {"feature": other}, "compare": "results"}]
+            return [{"method": "set.feature", "args": {"feature": other}, "compare": "results"}]
         return []
     if method in ("Shapley", "LocalModel"):
         out = [{"method": "explain", "args": {"x_interest": row()}, "compare": "results"}]
@@ -356,28 +356,24 @@ class FuzzResult:
 
 
 def run_case(case: FuzzCase) -> FuzzResult:
-    """Run ``case`` in pyiml and in R's iml; compare."""
+    """Run ``case`` in pyiml and in R's iml (the parity harness's two sides); compare."""
     import pyiml
-    from r_bridge import iml as riml
 
-    from .harness import _compare_values
+    from .fixtures import ModelPair
+    from .harness import Spec, _compare_values, py_outputs, r_outputs
 
+    spec = Spec(name=f"fuzz{case.seed}", method=case.method, seed=case.rseed, tolerance=case.tolerance,
+                params=case.params, calls=case.calls)
+    features = case.data.drop(columns=case.y)
+    how = {"model": case.model} if hasattr(case.model, "predict") else {"predict_function": case.model}
     py_err = r_err = None
     try:
-        how = {"model": case.model} if hasattr(case.model, "predict") else {"predict_function": case.model}
-        p = pyiml.Predictor(data=case.data, y=case.y, **how, **case.predictor)
-        cls = getattr(pyiml, case.method)
-        kw = dict(case.params)
-        if case.rseed is not None:
-            kw["random_state"] = pyiml.RRandom(case.rseed)
-        obj = cls(p, **kw)
-        py_res = obj.results
+        py = py_outputs(spec, pyiml.Predictor(data=case.data, y=case.y, **how, **case.predictor), features)
     except Exception as exc:
         py_err = f"{type(exc).__name__}: {exc}"
     try:
-        rp = riml.r_predictor(data=case.data, y=case.y, model=case.model, **case.predictor)
-        robj = riml.iml(case.method, rp, seed=case.rseed, **case.params)
-        r_res = robj.results
+        pair = ModelPair(how, {"model": case.model}, data="fuzz", y=case.y)
+        r = r_outputs(spec, pair, case.data, case.y, case.predictor, features)
     except Exception as exc:
         r_err = f"{type(exc).__name__}: {str(exc)[:300]}"
     if py_err and r_err:
@@ -386,24 +382,7 @@ def run_case(case: FuzzCase) -> FuzzResult:
         return FuzzResult(case, "r-error", detail=r_err)
     if py_err:
         return FuzzResult(case, "py-error", detail=py_err)
-    py_out, r_out = {"results": py_res}, {"results": r_res}
-    for i, call in enumerate(case.calls):
-        key = f"call{i + 1}:{call['method']}"
-        try:
-            ret_py = getattr(obj, call["method"])(**call["args"])
-            py_out[key] = ret_py if call["compare"] == "return" else obj.results
-        except Exception as exc:
-            py_out[key] = f"error: {type(exc).__name__}: {exc}"
-        try:
-            ret_r = robj.call(call["method"].replace("_", "."), **call["args"])
-            r_out[key] = ret_r if call["compare"] == "return" else robj.results
-        except Exception as exc:
-            r_out[key] = f"error: {type(exc).__name__}: {str(exc)[:300]}"
-        if isinstance(py_out[key], str) or isinstance(r_out[key], str):
-            status = "both-error" if isinstance(py_out[key], str) and isinstance(r_out[key], str) else (
-                "py-error" if isinstance(py_out[key], str) else "r-error")
-            return FuzzResult(case, status, detail=f"{key}: pyiml: {py_out[key]} | R: {r_out[key]}"[:600])
-    d, s, problems = _compare_values(py_out, r_out, case.method)
+    d, s, problems = _compare_values(py, r, case.method)
     ok = not problems and d <= case.tolerance * s
     return FuzzResult(case, "pass" if ok else "FAIL", d, s, "; ".join(problems))
 

@@ -37,6 +37,7 @@ from . import fixtures
 SPEC_DIR = Path(__file__).parent / "specs"
 
 __all__ = ["Spec", "SpecResult", "load_specs", "run_spec", "compare_frames", "compare_outputs", "py_outputs",
+           "r_outputs",
            "write_report"]
 
 
@@ -262,7 +263,8 @@ def py_outputs(spec: Spec, p, features: pd.DataFrame) -> Dict[str, Any]:
     return out
 
 
-def _r_outputs(spec: Spec, mp, data, y, pargs, features: pd.DataFrame) -> Dict[str, Any]:
+def r_outputs(spec: Spec, mp, data, y, pargs, features: pd.DataFrame) -> Dict[str, Any]:
+    """iml's outputs of a Predictor or method spec, with the R side of the model pair ``mp``."""
     from r_bridge import convert, iml as riml, session
 
     rp = riml.r_predictor(data=data, y=y, **mp.r, **pargs)
@@ -292,7 +294,7 @@ def _outputs(spec: Spec, recording=None):
     model_kw = mp.py if recording is None else recording.model_kw(spec, mp, data)
     p = pyiml.Predictor(data=data, y=y, **model_kw, **pargs)
     py = py_outputs(spec, p, features)
-    r = _r_outputs(spec, mp, data, y, pargs, features)
+    r = r_outputs(spec, mp, data, y, pargs, features)
     if recording is not None:
         recording.add(spec, py, r, data_name=mp.data, y=y)
     return py, r

@@ -260,6 +260,24 @@ def _unique_first(keys: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
     return rank[inv.ravel()], first[order]
 
 
+def _grid_runs(s: int, e: int, n: int):
+    """Design rows ``s..e-1`` of "every data row at every grid row" (row ``t`` = data row
+    ``t % n`` at grid row ``t // n``) as runs ``(pos, g, r, k, whole)``, ``pos`` counted from
+    ``s``: ``k`` whole grid rows from ``g`` (``whole``), or ``k`` data rows from ``r`` of grid
+    row ``g`` (a partial run at either end)."""
+    m, pos, g, r = e - s, 0, s // n, s % n
+    if r:
+        k = min(n - r, m)
+        yield 0, g, r, k, False
+        pos, g = k, g + 1
+    full = (m - pos) // n
+    if full:
+        yield pos, g, 0, full, True
+        pos, g = pos + full * n, g + full
+    if pos < m:
+        yield pos, g, 0, m - pos, False
+
+
 @dataclass
 class PDPPlan:
     """PDP / ICE for one or two features on a grid of G rows.
@@ -309,6 +327,7 @@ class PDPPlan:
             return t - g * n, {f: gidx[f][g] for f in self.features}
 
         self._sums = self._value = self._ice = self._V = None
+        self._grp, self._first = _unique_first(self._grid_keys())   # grid row -> group of equal values
         if self.method == "pdp":          # no ICE rows: keep per-grid-row sums only
             def reduce(s, e, vals):
                 if self._sums is None:
@@ -323,46 +342,25 @@ class PDPPlan:
                 if self._ice is None:     # iml's class interleaving: kept in design order
                     self._V.reshape(G * n, -1)[s:e] = vals
                     return
-                ice, pos = self._ice, s   # (id, class, grid row): data row r of grid row g
-                while pos < e:
-                    g, r = divmod(pos, n)
-                    if r == 0 and e - pos >= n:
-                        full = (e - pos) // n
-                        ice[:, :, g:g + full] = vals[pos - s:pos - s + full * n].reshape(full, n, -1).transpose(1, 2, 0)
-                        pos += full * n
+                ice = self._ice           # (id, class, grid row)
+                for pos, g, r, k, whole in _grid_runs(s, e, n):
+                    if whole:
+                        ice[:, :, g:g + k] = vals[pos:pos + k * n].reshape(k, n, -1).transpose(1, 2, 0)
                     else:
-                        m = min(n - r, e - pos)
-                        ice[r:r + m, :, g] = vals[pos - s:pos - s + m]
-                        pos += m
-
-        feats = self.features
+                        ice[r:r + k, :, g] = vals[pos:pos + k]
 
         def fill(s, e, enc, out):
-            # the design runs through the data rows once per grid row: a partial block at each
-            # end, whole blocks in between (one broadcast copy per column)
-            def segment(pos, g, r, k):
+            # the design runs through the data rows once per grid row: a partial run at each end,
+            # whole grid rows in between (one broadcast copy per column)
+            for pos, g, r, k, whole in _grid_runs(s, e, n):
                 for c, dst in out.items():
-                    if c in self.pools:
+                    if whole:
+                        blk = dst[pos:pos + k * n].reshape(k, n)
+                        blk[:] = self.pools[c][gidx[c][g:g + k]][:, None] if c in self.pools else enc[c][None, :]
+                    elif c in self.pools:
                         dst[pos:pos + k] = self.pools[c][gidx[c][g]]
                     else:
                         dst[pos:pos + k] = enc[c][r:r + k]
-
-            m, pos, g, r = e - s, 0, s // n, s % n
-            if r:
-                k = min(n - r, m)
-                segment(0, g, r, k)
-                pos, g = k, g + 1
-            full = (m - pos) // n
-            if full:
-                for c, dst in out.items():
-                    blk = dst[pos:pos + full * n].reshape(full, n)
-                    if c in self.pools:
-                        blk[:] = self.pools[c][gidx[c][g:g + full]][:, None]
-                    else:
-                        blk[:] = enc[c][None, :]
-                pos, g = pos + full * n, g + full
-            if pos < m:
-                segment(pos, g, 0, m - pos)
 
         def signature(s, e):             # data rows s % n, ... cyclically
             return ("cycle", n, s % n, e - s)
@@ -381,18 +379,11 @@ class PDPPlan:
         order, a (G, n, k) buffer in design order."""
         n, G = self.n, self.G
         if self._simple_layout(k):
-            P = self._groups()[1].size * k if self.method == "pdp+ice" else 0
+            P = self._first.size * k if self.method == "pdp+ice" else 0
             self._value = np.empty(P + n * k * G)
             self._ice = self._value[P:].reshape(n, k, G)
         else:
             self._V = np.empty((G, n, k))
-
-    def _groups(self) -> Tuple[np.ndarray, np.ndarray]:
-        """Per grid row its group of equal grid values (in order of first appearance), and each
-        group's first grid row (computed once)."""
-        if getattr(self, "_groups_cache", None) is None:
-            self._groups_cache = _unique_first(self._grid_keys())
-        return self._groups_cache
 
     def _grid_keys(self) -> np.ndarray:
         """One integer per grid row identifying its value (pair): pools hold distinct values."""
@@ -421,14 +412,12 @@ class PDPPlan:
                 if anchored:
                     iv -= iv[:, :, self.anchor_rows[0]].copy()[:, :, None]
                 row_sums = iv.sum(axis=0).T
-            else:
+            else:                         # never centred (_simple_layout)
                 V = self._V
                 k = V.shape[2]
-                if anchored:
-                    V = V - V[self.anchor_rows[0]][None, :, :]
                 row_sums = V.sum(axis=1)
         multi = k > 1
-        grp, first = self._groups()              # grid row -> unique value group
+        grp, first = self._grp, self._first
         U = first.size
         bs = int(self.batch_size)
         want_pdp = self.method in ("pdp", "pdp+ice")

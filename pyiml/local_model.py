@@ -284,7 +284,7 @@ class LocalModel(InterpretationMethod):
             fix = (f"use a larger kernel_width (now {self.kernel_width!r})" if self.dist_fun != "gower"
                    else f"use a smaller gower_power (now {self.gower_power!r})")
             raise ValueError(
-                f"glmnet returned no fit for the local model ({_glmnet._jerr_message(fit.jerr, 100000, 0)}): "
+                f"glmnet returned no fit for the local model (glmnet error code {fit.jerr}, warned above): "
                 f"the weights are too concentrated (effective sample size {w.sum() ** 2 / (w * w).sum():.3g} "
                 f"of {len(w)} rows); {fix}")
         hits = np.flatnonzero(df == self.k)

@@ -60,6 +60,8 @@ from typing import List, Optional, Sequence
 
 import numpy as np
 
+from .rstats import r_seq_sum
+
 __all__ = ["GlmnetFit", "glmnet", "predict"]
 
 # glmnet.control() factory defaults (R glmnet 4.1-6, src/internal.cpp).
@@ -217,16 +219,19 @@ def _eigen_dots(X, v=None, square: bool = False):
     if vec:
         X = X[:, None]
     n, p = X.shape
-    if v is not None:
+    if v is not None and not square:
         v = np.asarray(v, dtype=float)
 
-    if square:
-        v = None
-
-    def prod(s, e):
+    def prod(s, e, out=None):
+        """The terms of rows s..e-1 (into ``out`` when given)."""
         if square:
-            return X[s:e] * X[s:e]
-        return X[s:e] * v[s:e, None] if v is not None else X[s:e]
+            return np.multiply(X[s:e], X[s:e], out=out)
+        if v is not None:
+            return np.multiply(X[s:e], v[s:e, None], out=out)
+        if out is None:
+            return X[s:e]
+        np.copyto(out, X[s:e])
+        return out
 
     if n < 4:
         res = np.zeros(p) if n == 0 else prod(0, 1)[0].copy()
@@ -235,17 +240,10 @@ def _eigen_dots(X, v=None, square: bool = False):
     else:
         a2 = n - n % 4
         lanes = None
-        buf = np.empty((min(_EIGEN_CHUNK, a2), p))   # the products of one block of rows
+        buf = np.empty((min(_EIGEN_CHUNK, a2), p))   # the terms of one block of rows
         for s in range(0, a2, _EIGEN_CHUNK):
             e = min(s + _EIGEN_CHUNK, a2)
-            b = buf[:e - s]
-            if square:
-                np.multiply(X[s:e], X[s:e], out=b)
-            elif v is not None:
-                np.multiply(X[s:e], v[s:e, None], out=b)
-            else:
-                np.copyto(b, X[s:e])
-            blk = b.reshape(-1, 4, p)
+            blk = prod(s, e, buf[:e - s]).reshape(-1, 4, p)
             if lanes is not None:
                 blk[0] += lanes  # continue the running sums: ((L + b0) + b1) + ...
             lanes = np.add.reduce(blk, axis=0)  # along axis 0: one row after the other
@@ -508,7 +506,7 @@ def _elnet_cov(g0, gram, xv, nlam, flmin, thr, maxit, ne, nx):
 
     Works on the usable columns only (``p`` of them): ``g0`` is ``X'y`` and ``gram[k]`` is the
     row ``k`` of ``X'X`` (diagonal = ``xv``) of the weighted-standardised problem (a
-    :class:`_GramRows` or a matrix); only rows of active variables are read. Penalty factors
+    :class:`_GramRows`, which computes only the rows of active variables). Penalty factors
     are all 1 and ``alpha = 1``, so the update is a soft threshold divided by ``xv``.
 
     Returns ``(coefs, active, almo, rsqo, nlp, jerr, lmu)``: per lambda the coefficients of
@@ -517,7 +515,7 @@ def _elnet_cov(g0, gram, xv, nlam, flmin, thr, maxit, ne, nx):
     """
     p = len(g0)
     g = [float(t) for t in g0]
-    C = gram if isinstance(gram, _GramRows) else [list(map(float, row)) for row in gram]
+    C = gram
     xvl = [float(t) for t in xv]
     a = [0.0] * p
     is_act = [False] * p
@@ -886,15 +884,6 @@ def _fit_multinomial(x, y, weights, var_names, levels, isd, nlam, flmin, thr, ne
                      dfmat=dfmat, ju=ju.copy(), grouped=True)
 
 
-def _sum_lr(values) -> float:
-    """Left-to-right float sum: the builtin ``sum`` is compensated (Neumaier) from Python 3.12
-    on, which would make the path depend on the Python version."""
-    s = 0.0
-    for v in values:
-        s += v
-    return s
-
-
 def _multlognet_grouped(X, Y, w, xv, nlam, flmin, thr, maxit, ne, nx):
     """Grouped multinomial lasso path (glmnetpp ``ElnetPath<binomial, multi_class_group>``;
     legacy ``multlognetn``) on the usable standardised columns ``X``.
@@ -929,7 +918,7 @@ def _multlognet_grouped(X, Y, w, xv, nlam, flmin, thr, maxit, ne, nx):
                              f"{ic + 1} > 1.0 - 1.0e-5")
         b0[ic] = math.log(float(q0[ic]))
         dev1 -= float(q0[ic]) * b0[ic]
-    s = _sum_lr(b0) / nc
+    s = float(r_seq_sum(np.array(b0))) / nc
     b0 = [b - s for b in b0]
     q = np.empty((nc, no))  # class-major: q[ic] is the unnormalised probability of class ic
     sxp = np.zeros(no)
@@ -1115,7 +1104,7 @@ def _multlognet_grouped(X, Y, w, xv, nlam, flmin, thr, maxit, ne, nx):
                     np.multiply(sxp, emax, out=buf)
                     np.minimum(qi, buf, out=qi)
                     sxp += qi
-                s = _sum_lr(b0) / nc
+                s = float(r_seq_sum(np.array(b0))) / nc
                 b0 = [b - s for b in b0]
                 if conv:
                     rest = [k for k in range(p) if not strong[k]]
