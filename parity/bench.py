@@ -48,6 +48,16 @@ def friedman_data(n: int, seed: int = 0) -> pd.DataFrame:
     return df
 
 
+def floor_call(predict: Callable[[pd.DataFrame], object], rows: pd.DataFrame) -> Callable[[], object]:
+    """The floor's model call: ``predict`` on a new frame object holding the prebuilt ``rows``.
+
+    The frame is a shallow copy (the rows are not copied; about 4 µs), because a pandas frame
+    caches the columns it has handed out: calling a model on the same frame object again reads
+    them from that cache, about 35 µs less for 10 columns, a saving no method ever gets, since
+    every design it predicts is a new frame."""
+    return lambda: predict(rows.copy(deep=False))
+
+
 class FriedmanModel:
     """The closed form as a scikit-learn-like regressor (so sklearn.inspection accepts it)."""
 

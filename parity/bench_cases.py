@@ -10,7 +10,7 @@ from typing import List
 import numpy as np
 import pandas as pd
 
-from .bench import Case, FriedmanModel, friedman_data, friedman_f
+from .bench import Case, FriedmanModel, floor_call, friedman_data, friedman_f
 
 
 #: Floor designs larger than this are predicted in calls of this many rows (a design of 4 * 10^7
@@ -24,19 +24,20 @@ R_MAX_ROWS = 10 ** 7
 
 def _floor(X: pd.DataFrame, rows: int, predict=friedman_f):
     """The model called on ``rows`` prebuilt rows: one call, or calls of :data:`FLOOR_CHUNK`
-    rows beyond that (the design is built outside the timed call)."""
+    rows beyond that (the design is built outside the timed call; each call gets a new frame
+    object, :func:`parity.bench.floor_call`)."""
     def first_rows(k: int) -> pd.DataFrame:   # the data repeated to k rows
         return pd.concat([X] * -(-k // len(X)), ignore_index=True).iloc[:k]
 
     m = min(rows, FLOOR_CHUNK)
-    big = first_rows(m)
-    rest = first_rows(rows % m) if rows % m else None
+    big = floor_call(predict, first_rows(m))
+    rest = floor_call(predict, first_rows(rows % m)) if rows % m else None
 
     def run():
         for _ in range(rows // m):
-            predict(big)
+            big()
         if rest is not None:
-            predict(rest)
+            rest()
 
     return run
 
@@ -157,7 +158,7 @@ def closed_form_cases(n: int) -> List[Case]:
     G = 20
     cases = [
         Case("Predictor.predict", n, pyiml=lambda: predictor.predict(X), r_code="predictor$predict(X)",
-             floor=lambda: friedman_f(X), data=data),
+             floor=floor_call(friedman_f, X), data=data),
         Case("FeatureImp (mae, 5 reps)", n,
              pyiml=lambda: pyiml.FeatureImp(predictor, loss="mae", n_repetitions=5, random_state=1),
              r_code='FeatureImp$new(predictor, loss = "mae", n.repetitions = 5)',
@@ -206,10 +207,10 @@ def closed_form_cases(n: int) -> List[Case]:
         Case("LocalModel (k 3)", n,
              pyiml=lambda: pyiml.LocalModel(predictor, x_interest=x1, k=3),
              r_code="LocalModel$new(predictor, x.interest = X[1, ], k = 3)",
-             floor=lambda: friedman_f(X), data=data),
+             floor=floor_call(friedman_f, X), data=data),
         Case("TreeSurrogate (depth 2)", n,
              pyiml=lambda: pyiml.TreeSurrogate(predictor, maxdepth=2),
              r_code="TreeSurrogate$new(predictor, maxdepth = 2)",
-             floor=lambda: friedman_f(X), data=data),
+             floor=floor_call(friedman_f, X), data=data),
     ]
     return cases

@@ -332,6 +332,12 @@ def _random_calls(rng, method, params, X, kinds, row) -> List[Dict[str, Any]]:
             pool = [c for c in feats if "center_at" not in params or (
                 kinds[c] in ("numerical", "integer")
                 and X[c].min() <= params["center_at"] <= X[c].max())]
+            if "grid_points" in params:
+                # the grid points stay and must suit the new feature: numbers for a numerical or
+                # integer one (iml puts numbers into a factor column; pyiml raises, as for any
+                # grid_points that do not fit: docs/differences.md)
+                numeric = ("numerical", "integer")
+                pool = [c for c in pool if kinds[c] in numeric] if kinds[f] in numeric else [f]
             other = str(rng.choice(pool))
             return [{"method": "set.feature", "args": {"feature": other}, "compare": "results"}]
         return []

@@ -320,3 +320,58 @@ def test_no_glmnet_path_is_a_clear_error(data):
     p = Predictor(predict_function=probs, data=data)
     with pytest.raises(ValueError, match=r"glmnet returned no fit .*use a larger kernel_width \(now 0\.05\)"):
         LocalModel(p, data.iloc[[0]], k=2, dist_fun="euclidean", kernel_width=0.05)
+
+
+# A fuzz case (parity.fuzz seed 40158): 13 rows, x_interest is row 7, and a narrow kernel puts
+# nearly all weight on it. Multinomial glmnet stops at its second lambda (error -20002) and
+# returns a path of one point, the intercept-only model.
+_NUM0 = [-0.005711981775907451, -0.10962208098018562, 0.11694339912876171, -0.01578141817926337,
+         0.11892150228138354, -0.018750922582132613, 0.10319859694575172, 0.008160450168790814,
+         0.050777614328332665, -0.04507694498272943, 0.04200305245166502, 0.15879080050297098,
+         -0.06590068241721211]
+_TIE1 = [0.99, 0.99, 0.55, 0.5, 0.55, 0.55, -2.11, 0.5, 0.99, 0.5, 0.5, 0.99, 0.99]
+_P1 = [0.47552694295072445, 0.469779353962109, 0.5157933842317985, 0.5012051615734787, 0.5160481149381378,
+       0.49956004459018416, 0.22287653917060093, 0.5040359330772043, 0.47926113726271496,
+       0.4978459348124256, 0.5081679879825144, 0.48759851805871174, 0.47202084872291566]
+
+
+def _one_point_path():
+    data = pd.DataFrame({"num0": _NUM0, "tie1": _TIE1})
+
+    def probs(df):
+        p1 = np.array(_P1)[[_NUM0.index(v) for v in df["num0"]]]   # each row's probability, by its num0
+        return pd.DataFrame({"c0": 1 - p1, "c1": p1})
+
+    return data, probs
+
+
+def test_one_point_multinomial_path_gives_the_intercept_only_model():
+    data, probs = _one_point_path()
+    p = Predictor(predict_function=probs, data=data)
+    with pytest.warns(UserWarning) as rec:
+        lm = LocalModel(p, data.iloc[[6]], k=2, dist_fun="manhattan", kernel_width=0.5)
+    msgs = [str(w.message) for w in rec]
+    assert any("error code -20002" in m for m in msgs) and "Had to choose a smaller k" in msgs
+    assert lm.model.df.tolist() == [0] and lm.best_fit_index == 0
+    assert lm.results.empty and list(lm.results.columns)[:3] == ["beta", "x.recoded", "effect"]
+    # predict gives the intercept-only model's probabilities: the same for every row
+    pred = lm.predict(data)
+    assert np.ptp(pred.to_numpy(), axis=0).max() == 0
+
+
+@pytest.mark.r
+def test_one_point_multinomial_path_fails_in_iml(r):
+    """R's glmnet leaves ``df`` unset on a one-point multinomial path, so ``fit$df`` is the
+    function ``stats::df`` and iml fails comparing it with k (docs/differences.md)."""
+    from r_bridge import RFunction, iml as riml
+
+    data, _ = _one_point_path()
+    num0 = ", ".join(repr(v) for v in _NUM0)
+    p1 = ", ".join(repr(v) for v in _P1)
+    model = RFunction(f"function(newdata) {{ p <- c({p1})[match(newdata$num0, c({num0}))]; "
+                      "data.frame(c0 = 1 - p, c1 = p) }")
+    rp = riml.r_predictor(data=data, model=model)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(Exception, match="comparison \\(==\\) is possible only for atomic and list types"):
+            riml.iml("LocalModel", rp, x_interest=data.iloc[[6]], k=2, dist_fun="manhattan", kernel_width=0.5)
