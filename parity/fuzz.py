@@ -3,7 +3,7 @@
 The hand-written specs of ``parity/specs`` pin chosen cases; this module draws cases at random
 so that the branches nobody thought of are compared too. A case is
 
-* random data: 12-90 rows, 2-5 features drawn from numerical (continuous or with heavy ties),
+* random data: 12-90 rows (one case in ten: 1,000-5,000), 2-5 features drawn from numerical (continuous or with heavy ties),
   integer, categorical (level order not alphabetical, sometimes an unused level) and ordered
   categorical columns, plus a numeric target;
 * a random model written once in Python — a sum of main effects, per-level effects and one
@@ -114,8 +114,9 @@ class FuzzCase:
 
 
 def _random_data(rng: np.random.Generator, allow_ordered: bool = True, allow_unused: bool = True,
-                 allow_string: bool = True):
-    n = int(rng.integers(12, 91))
+                 allow_string: bool = True, n: Optional[int] = None):
+    n_small = int(rng.integers(12, 91))
+    n = n_small if n is None else n
     p = int(rng.integers(2, 6))
     kinds_pool = (["num", "ties", "integer", "categorical"] + (["string"] if allow_string else [])
                   + (["ordered"] if allow_ordered else []))
@@ -197,7 +198,12 @@ def _numeric(kinds):
 def make_case(seed: int, method: Optional[str] = None) -> FuzzCase:
     """The random case of ``seed`` (optionally forcing the method)."""
     rng = np.random.default_rng(seed)
+    # draws added later come from a second stream, so the cases of earlier seeds stay the same
+    extra = np.random.default_rng([seed, 7])
     method = method or str(rng.choice(METHODS))
+    # one case in ten has 1,000-5,000 rows: the branches that only large data take (bucketed
+    # order statistics from 4,096 values, the comparison-count interval lookup beyond 1,000)
+    n_rows = int(extra.integers(1000, 5001)) if extra.uniform() < 0.1 else None
     # iml fails on: ordered factors in LocalModel, character features in TreeSurrogate (partykit)
     # and next to a categorical ALE feature (order_levels, spec §18.12); unused levels in ALE and
     # in TreeSurrogate with several outputs (docs/differences.md)
@@ -205,7 +211,8 @@ def make_case(seed: int, method: Optional[str] = None) -> FuzzCase:
     X, kinds, levels = _random_data(rng, allow_ordered=method != "LocalModel",
                                     allow_unused=method not in ("FeatureEffect", "FeatureEffects", "TreeSurrogate"),
                                     allow_string=method != "TreeSurrogate" and not (
-                                        method in ("FeatureEffect", "FeatureEffects") and fe_method == "ale"))
+                                        method in ("FeatureEffect", "FeatureEffects") and fe_method == "ale"),
+                                    n=n_rows)
     feats = list(X.columns)
     multi = rng.uniform() < 0.3
     n_out = int(rng.integers(2, 4)) if multi else None
@@ -285,6 +292,8 @@ def make_case(seed: int, method: Optional[str] = None) -> FuzzCase:
         params["sample_size"] = int(rng.integers(1, 40))
     elif method == "Interaction":
         params["grid_size"] = int(rng.integers(2, 12))
+        if len(X) <= 40 and extra.uniform() < 0.25:   # the grid is every row (iml: min(grid.size, n))
+            params["grid_size"] = len(X) + int(extra.integers(0, 3))
         if rng.uniform() < 0.5:
             params["feature"] = str(rng.choice(feats))
     elif method == "LocalModel":

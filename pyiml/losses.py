@@ -209,11 +209,13 @@ LABEL_LOSSES = ("ce", "f1")
 
 
 def _rows_mae(a: np.ndarray, P: np.ndarray) -> np.ndarray:
-    return np.mean(np.abs(a[None, :] - P), axis=1)
+    d = a[None, :] - P
+    return np.mean(np.abs(d, out=d), axis=1)       # in place: one temporary, not two
 
 
 def _rows_mse(a: np.ndarray, P: np.ndarray) -> np.ndarray:
-    return np.mean((a[None, :] - P) ** 2, axis=1)
+    d = a[None, :] - P
+    return np.mean(np.square(d, out=d), axis=1)    # x ** 2 is np.square for floats
 
 
 def _rows_rmse(a: np.ndarray, P: np.ndarray) -> np.ndarray:
