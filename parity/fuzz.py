@@ -18,6 +18,10 @@ so that the branches nobody thought of are compared too. A case is
 Random methods run under ``RRandom(seed)`` and ``set.seed(seed)``. Results are compared with
 :func:`parity.harness.compare_frames` (columns, row order, levels, labels and values).
 
+``python -m parity.fuzz --chains`` draws chains instead: 2-4 random method calls on one data set
+under one ``RRandom(seed)`` and one ``set.seed(seed)`` in R, so each method must also leave R's
+session generator where iml leaves it.
+
 ``python -m parity.fuzz --cases 200`` runs many cases and prints each failure's recipe;
 ``tests/test_parity_fuzz.py`` runs a fixed set of seeds in ``make test``.
 """
@@ -100,6 +104,11 @@ class FuzzCase:
     rseed: Optional[int] = None
     tolerance: float = 1e-9
     calls: List[Dict[str, Any]] = field(default_factory=list)
+
+    def call_text(self) -> str:
+        """The method, its arguments and follow-up calls."""
+        shown = {k: (f"<{len(v)} rows>" if isinstance(v, pd.DataFrame) else v) for k, v in self.params.items()}
+        return f"{self.method}({shown})" + (f" calls={[c['method'] for c in self.calls]}" if self.calls else "")
 
     def recipe(self) -> str:
         kinds = ", ".join(f"{c}:{v.dtype}" for c, v in self.data.drop(columns=self.y).items())
@@ -195,6 +204,29 @@ def _numeric(kinds):
     return [c for c, k in kinds.items() if k in ("numerical", "integer")]
 
 
+def _model_and_target(rng, X, kinds, levels, local_model: bool):
+    """A random model (several class probabilities in three cases of ten), the data with its
+    target ``y`` (the argmax class, or the prediction plus noise) and the Predictor arguments."""
+    multi = rng.uniform() < 0.3
+    n_out = int(rng.integers(2, 4)) if multi else None
+    model = _random_model(rng, kinds, levels, n_out)
+    data = X.copy()
+    pred = model(X)
+    predictor: Dict[str, Any] = {}
+    if multi:
+        probs = pred.to_numpy()
+        data["y"] = pd.Categorical(np.asarray(model.classes)[probs.argmax(axis=1)], categories=model.classes)
+        if rng.uniform() < 0.3:
+            predictor["class_"] = str(rng.choice(model.classes))
+        counts = np.bincount(probs.argmax(axis=1), minlength=len(model.classes))
+        if local_model and counts.min() < 2:
+            # glmnet refuses a multinomial fit with a class of 0-1 rows (pyiml too, or drops it)
+            predictor["class_"] = model.classes[int(counts.argmax())]
+    else:
+        data["y"] = pred + rng.normal(scale=0.5, size=len(X))
+    return multi, model, data, predictor
+
+
 def make_case(seed: int, method: Optional[str] = None) -> FuzzCase:
     """The random case of ``seed`` (optionally forcing the method)."""
     rng = np.random.default_rng(seed)
@@ -214,29 +246,31 @@ def make_case(seed: int, method: Optional[str] = None) -> FuzzCase:
                                         method in ("FeatureEffect", "FeatureEffects") and fe_method == "ale"),
                                     n=n_rows)
     feats = list(X.columns)
-    multi = rng.uniform() < 0.3
-    n_out = int(rng.integers(2, 4)) if multi else None
-    model = _random_model(rng, kinds, levels, n_out)
-    data = X.copy()
-    pred = model(X)
-    predictor: Dict[str, Any] = {}
-    if multi:
-        probs = pred.to_numpy()
-        data["y"] = pd.Categorical(np.asarray(model.classes)[probs.argmax(axis=1)], categories=model.classes)
-        if rng.uniform() < 0.3:
-            predictor["class_"] = str(rng.choice(model.classes))
-        counts = np.bincount(probs.argmax(axis=1), minlength=len(model.classes))
-        if method == "LocalModel" and counts.min() < 2:
-            # glmnet refuses a multinomial fit with a class of 0-1 rows (pyiml too, or drops it)
-            predictor["class_"] = model.classes[int(counts.argmax())]
-    else:
-        data["y"] = pred + rng.normal(scale=0.5, size=len(X))
+    multi, model, data, predictor = _model_and_target(rng, X, kinds, levels, method == "LocalModel")
     if rng.uniform() < 0.3:   # (iml's Interaction skips rows with an odd batch.size: differences.md)
         predictor["batch_size"] = int(rng.choice([8, 50, 334] if method == "Interaction" else [7, 50, 333]))
     if rng.uniform() < 0.2 and data["y"].nunique() > 1:   # a scikit-learn pipeline fitted to the data
         model = _sklearn_model(rng, X, kinds, data["y"], multi)
         if predictor.get("class_") is not None and predictor["class_"] not in [str(c) for c in model.classes_]:
             predictor.pop("class_")
+        if multi:
+            fitted = [str(c) for c in model.classes_]
+            if len(fitted) < len(data["y"].cat.categories):
+                # a class the pipeline never saw: iml's FeatureImp fails on the differing level
+                # sets of target and prediction columns (docs/differences.md)
+                data["y"] = data["y"].cat.remove_unused_categories()
+            counts = np.bincount(model.predict_proba(X).argmax(axis=1), minlength=len(fitted))
+            if method == "LocalModel" and counts.min() < 2 and "class_" not in predictor:
+                # as for the random model: a class of 0-1 argmax rows stops glmnet in R
+                predictor["class_"] = fitted[int(counts.argmax())]
+    params, calls, rseed = _method_arguments(rng, extra, method, fe_method, X, kinds, multi)
+    return FuzzCase(seed, data, "y", model, method, params, predictor, rseed, calls=calls)
+
+
+def _method_arguments(rng, extra, method: str, fe_method: str, X: pd.DataFrame, kinds, multi: bool):
+    """Random arguments of ``method`` on the features ``X`` (``extra``: the second stream),
+    follow-up calls, and the seed (None for methods that draw nothing)."""
+    feats = list(X.columns)
     params: Dict[str, Any] = {}
     calls: List[Dict[str, Any]] = []
     rseed = int(rng.integers(1, 10_000))
@@ -316,7 +350,7 @@ def make_case(seed: int, method: Optional[str] = None) -> FuzzCase:
         calls = _random_calls(rng, method, params, X, kinds, row)
     if method in ("LocalModel", "TreeSurrogate"):
         rseed = None
-    return FuzzCase(seed, data, "y", model, method, params, predictor, rseed, calls=calls)
+    return params, calls, rseed
 
 
 def _random_calls(rng, method, params, X, kinds, row) -> List[Dict[str, Any]]:
@@ -402,18 +436,104 @@ def run_case(case: FuzzCase) -> FuzzResult:
     return FuzzResult(case, "pass" if ok else "FAIL", d, s, "; ".join(problems))
 
 
+# ---------------------------------------------------------------------------- chains
+@dataclass
+class ChainCase:
+    """2-4 random method calls on one data set and model, run one after the other under one
+    ``RRandom(rseed)`` in pyiml and after one ``set.seed(rseed)`` in R: each method must draw
+    as iml draws and leave the generator where iml leaves it, or the next call differs."""
+
+    seed: int
+    data: pd.DataFrame
+    y: str
+    model: Any
+    predictor: Dict[str, Any]
+    steps: List[FuzzCase]
+    rseed: int
+    tolerance: float = 1e-9
+
+    def recipe(self) -> str:
+        kinds = ", ".join(f"{c}:{v.dtype}" for c, v in self.data.drop(columns=self.y).items())
+        out = "multi" + str(self.model.classes) if self.model.classes else "single"
+        steps = " -> ".join(s.call_text() for s in self.steps)
+        return (f"chain seed={self.seed} n={len(self.data)} [{kinds}] {out} predictor={self.predictor} "
+                f"rseed={self.rseed}: {steps}")
+
+
+def make_chain(seed: int) -> ChainCase:
+    """The random chain of ``seed``: random data without the inputs some method refuses
+    (ordered factors, strings, unused levels), a random model, and 2-4 random method calls."""
+    rng = np.random.default_rng([seed, 11])
+    methods = [str(rng.choice(METHODS)) for _ in range(int(rng.integers(2, 5)))]
+    fe_methods = [str(rng.choice(["ale", "pdp", "ice", "pdp+ice"])) for _ in methods]
+    X, kinds, levels = _random_data(rng, allow_ordered="LocalModel" not in methods, allow_unused=False,
+                                    allow_string=False)
+    multi, model, data, predictor = _model_and_target(rng, X, kinds, levels, "LocalModel" in methods)
+    if rng.uniform() < 0.3:
+        predictor["batch_size"] = int(rng.choice([8, 50, 334]))
+    steps = []
+    for m, fm in zip(methods, fe_methods):
+        params, calls, _ = _method_arguments(rng, rng, m, fm, X, kinds, multi)
+        steps.append(FuzzCase(seed, data, "y", model, m, params, predictor, None, calls=calls))
+    return ChainCase(seed, data, "y", model, predictor, steps, int(rng.integers(1, 10_000)))
+
+
+def run_chain(chain: ChainCase) -> FuzzResult:
+    """Run the chain's calls in pyiml (one ``RRandom``) and in R (one ``set.seed``); compare
+    every call's results."""
+    import pyiml
+    from r_bridge import session
+
+    from .fixtures import ModelPair
+    from .harness import Spec, _compare_values, py_outputs, r_outputs
+
+    features = chain.data.drop(columns=chain.y)
+    how = {"predict_function": chain.model}
+    specs = [Spec(name=f"chain{chain.seed}-{i + 1}", method=s.method, seed=None, tolerance=chain.tolerance,
+                  params=s.params, calls=s.calls) for i, s in enumerate(chain.steps)]
+    py_err = r_err = None
+    py, r = {}, {}
+    spec = specs[0]
+    try:
+        rs = pyiml.RRandom(chain.rseed)
+        p = pyiml.Predictor(data=chain.data, y=chain.y, **how, **chain.predictor)
+        for spec in specs:
+            py[spec.name] = py_outputs(spec, p, features, random_state=rs)
+    except Exception as exc:
+        py_err = f"{spec.name}: {type(exc).__name__}: {exc}"
+    try:
+        pair = ModelPair(how, {"model": chain.model}, data="fuzz", y=chain.y)
+        session.r_eval(f"set.seed({chain.rseed})")
+        for spec in specs:
+            r[spec.name] = r_outputs(spec, pair, chain.data, chain.y, chain.predictor, features)
+    except Exception as exc:
+        r_err = f"{spec.name}: {type(exc).__name__}: {str(exc)[:300]}"
+    case = chain.steps[0]
+    if py_err and r_err:
+        return FuzzResult(case, "both-error", detail=f"pyiml: {py_err} | R: {r_err}")
+    if r_err:
+        return FuzzResult(case, "r-error", detail=r_err)
+    if py_err:
+        return FuzzResult(case, "py-error", detail=py_err)
+    d, s, problems = _compare_values(py, r, "chain")
+    ok = not problems and d <= chain.tolerance * s
+    return FuzzResult(case, "pass" if ok else "FAIL", d, s, "; ".join(problems))
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m parity.fuzz", description=__doc__.split("\n\n")[0])
     ap.add_argument("--cases", type=int, default=50)
     ap.add_argument("--start", type=int, default=0, help="first seed")
     ap.add_argument("--method", default=None, choices=METHODS)
+    ap.add_argument("--chains", action="store_true",
+                    help="chains of 2-4 calls under one seed instead of single calls")
     ap.add_argument("-v", action="store_true", help="print every case, not only failures")
     args = ap.parse_args(argv)
     counts: Dict[str, int] = {}
     for seed in range(args.start, args.start + args.cases):
         try:
-            case = make_case(seed, args.method)
-            res = run_case(case)
+            case = make_chain(seed) if args.chains else make_case(seed, args.method)
+            res = run_chain(case) if args.chains else run_case(case)
         except Exception:
             print(f"seed={seed}: harness error\n{traceback.format_exc()}")
             counts["harness"] = counts.get("harness", 0) + 1

@@ -236,24 +236,33 @@ def _loss_r(spec: Spec) -> Dict[str, np.ndarray]:
     return {"loss": np.array(out)}
 
 
-def _py_method(spec: Spec, p, params):
+#: pyiml methods that take ``random_state`` (the others draw nothing, in iml too)
+RANDOM_METHODS = ("FeatureEffect", "FeatureEffects", "FeatureImp", "Shapley", "Interaction", "Partial")
+
+
+def _py_method(spec: Spec, p, params, random_state=None):
     import pyiml
 
     cls = getattr(pyiml, spec.method)
     kw = dict(params)
     if spec.seed is not None:
         kw["random_state"] = pyiml.RRandom(spec.seed)
+    elif random_state is not None and spec.method in RANDOM_METHODS:
+        kw["random_state"] = random_state
     with warnings.catch_warnings():
         if spec.method == "Partial":   # deprecated on purpose, as in iml: its warning is expected
             warnings.simplefilter("ignore", FutureWarning)
         return cls(p, **kw)
 
 
-def py_outputs(spec: Spec, p, features: pd.DataFrame) -> Dict[str, Any]:
-    """pyiml's outputs of a Predictor or method spec, given the spec's ``pyiml.Predictor``."""
+def py_outputs(spec: Spec, p, features: pd.DataFrame, random_state=None) -> Dict[str, Any]:
+    """pyiml's outputs of a Predictor or method spec, given the spec's ``pyiml.Predictor``.
+
+    Without a spec seed, a random method gets ``random_state`` (e.g. an ``RRandom`` shared by
+    several specs run one after the other, as R's session generator is)."""
     if spec.method == "Predictor":
         return {"predict": p.predict(features)}
-    obj = _py_method(spec, p, _resolve(spec.params, features))
+    obj = _py_method(spec, p, _resolve(spec.params, features), random_state)
     out = {"results": obj.results}
     for f in spec.fields:
         out[f] = getattr(obj, f.replace(".", "_"))
