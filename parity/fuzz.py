@@ -509,14 +509,16 @@ def run_chain(chain: ChainCase) -> FuzzResult:
     except Exception as exc:
         r_err = f"{spec.name}: {type(exc).__name__}: {str(exc)[:300]}"
     case = chain.steps[0]
-    if py_err and r_err:
-        return FuzzResult(case, "both-error", detail=f"pyiml: {py_err} | R: {r_err}")
-    if r_err:
+    if py_err and r_err and list(py) != list(r):
+        return FuzzResult(case, "FAIL", detail=f"the sides fail at different calls: pyiml: {py_err} | R: {r_err}")
+    if r_err and not py_err:
         return FuzzResult(case, "r-error", detail=r_err)
-    if py_err:
+    if py_err and not r_err:
         return FuzzResult(case, "py-error", detail=py_err)
-    d, s, problems = _compare_values(py, r, "chain")
+    d, s, problems = _compare_values(py, r, "chain")   # the calls both sides completed
     ok = not problems and d <= chain.tolerance * s
+    if ok and py_err:
+        return FuzzResult(case, "both-error", d, s, f"pyiml: {py_err} | R: {r_err}")
     return FuzzResult(case, "pass" if ok else "FAIL", d, s, "; ".join(problems))
 
 

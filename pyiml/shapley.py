@@ -113,13 +113,15 @@ def check_x_interest(data, x_interest, argument: str = "x_interest", allow_missi
     plain = data.all_float and list(x_interest.columns) == list(names) and \
         all(dt == np.float64 for dt in x_interest.dtypes)
     if plain:
-        x = pd.DataFrame(x_interest.to_numpy(dtype=float, copy=True), columns=names)
+        arr = x_interest.to_numpy(dtype=float, copy=True)
+        x = pd.DataFrame(arr, columns=names, copy=False)
+        isna = np.isnan(arr)
     else:
         drop = [c for c in (data.y_names or []) if c in x_interest.columns]
         x = data.match_cols(x_interest.drop(columns=drop) if drop else x_interest, argument=argument)
+        isna = x.isna().to_numpy()
     if len(x) == 0:
         raise ValueError(f"{argument} has no rows: pass at least one row to explain")
-    isna = x.isna().to_numpy()
     na = [c for c, bad in zip(x.columns, isna.any(axis=0)) if bad]
     if na and not allow_missing:
         raise ValueError(f"{argument} has missing values in column(s) {na}: every feature needs a value")
