@@ -399,8 +399,28 @@ def _dataframe_r2py(obj, ri) -> pd.DataFrame:
     return out
 
 
+def _vector_data(vec, dtype) -> np.ndarray:
+    """A copy of an R vector's data (int32 for integer, factor and logical vectors, float64 for
+    doubles), read through R's data pointer.
+
+    Not ``vec.memoryview()``: in rpy2 3.5 that drops a reference to Python's ``None`` on every
+    call (its C helper ``memoryview_swapstrides`` returns ``None`` without a reference), and a
+    long session that converts many vectors (every prediction a Python model returns to R's
+    iml, every R model's prediction) ends with "Fatal Python error: none_dealloc"."""
+    n = len(vec)
+    if n == 0:
+        return np.zeros(0, dtype)
+    from rpy2.rinterface_lib import openrlib
+
+    cdata = vec.__sexp__._cdata
+    ptr = openrlib.rlib.REAL(cdata) if dtype == np.float64 else (
+        openrlib.rlib.INTEGER(cdata) if vec.typeof == openrlib.rlib.INTSXP else openrlib.rlib.LOGICAL(cdata))
+    buf = openrlib.ffi.buffer(ptr, np.dtype(dtype).itemsize * n)
+    return np.frombuffer(buf, dtype=dtype).copy()
+
+
 def _int_buffer(vec) -> np.ndarray:
-    return np.frombuffer(vec.memoryview(), dtype=np.int32).copy() if len(vec) else np.zeros(0, np.int32)
+    return _vector_data(vec, np.int32)
 
 
 def _column_r2py(vec, name: str, ri):
@@ -424,7 +444,7 @@ def _column_r2py(vec, name: str, ri):
         return pd.Categorical.from_codes(codes, categories=pd.Index(levels, dtype=object),
                                          ordered="ordered" in classes)
     if t == ri.RTYPES.REALSXP:
-        return np.frombuffer(vec.memoryview(), dtype=np.float64).copy() if len(vec) else np.zeros(0)
+        return _vector_data(vec, np.float64)
     if t == ri.RTYPES.INTSXP:
         raw = _int_buffer(vec)
         na = raw == _NA_INT

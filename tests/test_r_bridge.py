@@ -393,6 +393,33 @@ def test_sklearn_model_inside_r_iml_gives_predict_proba(r, iris):
 
 
 @pytest.mark.r
+def test_conversions_and_callbacks_keep_references_to_none(r):
+    """rpy2 3.5's ``memoryview()`` of an R vector drops a reference to ``None`` per call; a
+    session converting many vectors then aborts ("Fatal Python error: none_dealloc"). r2py
+    reads the data another way: 300 conversions and 300 Python predictions called from R
+    leave the count where it was (the leak would take 1,500 and 1,800)."""
+    import gc
+    import sys
+
+    from r_bridge import as_r_predict_function, convert
+
+    frame = r.r_eval("data.frame(a = c(1.5, 2, NA), b = 1:3, l = c(TRUE, NA, FALSE), f = factor(c('x', 'y', 'x')), "
+                     "s = c('u', NA, 'w'))")
+    nd = convert.py2r(pd.DataFrame({"a": [1.0, 2.0, 3.0], "b": [4.0, 5.0, 6.0]}))
+    f = as_r_predict_function(lambda d: d["a"].to_numpy() * d["b"].to_numpy())
+    for _ in range(3):   # warm-up: caches filled once
+        convert.r2py(frame)
+        f(newdata=nd)
+    gc.collect()
+    before = sys.getrefcount(None)
+    for _ in range(300):
+        convert.r2py(frame)
+        f(newdata=nd)
+    gc.collect()
+    assert abs(sys.getrefcount(None) - before) < 50
+
+
+@pytest.mark.r
 def test_regressor_and_callable_inside_r_iml(r, boston):
     from sklearn.ensemble import RandomForestRegressor
 
