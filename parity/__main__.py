@@ -18,7 +18,9 @@ DOCS_PREFACE = (
     "Beyond these specs, `python -m parity.fuzz --cases N` draws random cases (random data with numerical, "
     "integer, categorical, ordered and string features, a random Python model or scikit-learn pipeline that "
     "both sides call, random arguments and follow-up calls of every method) and compares them the same way; "
-    "`tests/test_parity_fuzz.py` runs a fixed set of them in `make test`, and `tests/upstream/` states iml's "
+    "`python -m parity.fuzz --chains` runs 2-4 random calls one after the other under one `RRandom` and one "
+    "`set.seed`, so each method must also leave R's session generator where iml leaves it. "
+    "`tests/test_parity_fuzz.py` runs a fixed set of both in `make test`, and `tests/upstream/` states iml's "
     "own testthat expectations with the numbers from iml run live.\n\n"
 )
 
