@@ -636,6 +636,98 @@ def _maxsel_stats(d: np.ndarray, sl: np.ndarray, mom: _Moments, splitstat: str) 
         return z.max(axis=1)
 
 
+@functools.lru_cache(maxsize=1)
+def _lapack_dspev():
+    """LAPACK's ``dspev`` (packed symmetric eigen decomposition) from the system library R
+    links to (Debian: reference LAPACK through the alternatives), or None where it cannot be
+    loaded. numpy exposes only ``dsyevd``, whose last bits differ."""
+    import ctypes
+    import ctypes.util
+
+    name = ctypes.util.find_library("lapack")
+    if name is None:
+        return None
+    try:
+        fn = ctypes.CDLL(name).dspev_
+    except (OSError, AttributeError):
+        return None
+    return fn
+
+
+def _packed_lower(i: int, j: int, n: int) -> int:
+    """libcoin's ``S(i, j, n)``: the column-major packed lower-triangle index of (i, j)."""
+    if i < j:
+        i, j = j, i
+    return n * j + i - j * (j + 1) // 2
+
+
+def _libcoin_quadratic(mlin: np.ndarray, mexp: np.ndarray, sl: float, mom: _Moments) -> float:
+    """The quadratic statistic of one candidate split, with libcoin's own arithmetic.
+
+    ``C_ordered_Xfactor`` / ``C_unordered_Xfactor`` (one block): the packed covariance
+    ``CovInf * (f1 * sl - f2 * sl * sl)``, its Moore-Penrose inverse from LAPACK ``dspev``
+    (``C_MPinv_sym``: eigenvalues below ``tol`` times the largest dropped, the inverse summed
+    eigenvector by eigenvector) and ``C_quadform``, each sum in libcoin's order. Used only to
+    decide between candidates whose statistics tie up to rounding: then R's choice is decided
+    by the last bits (e.g. several outputs taking at most rank + 1 distinct values in a node,
+    where every split scores n - 1)."""
+    import ctypes
+
+    Q = mlin.size
+    tmp = mom.f1 * sl - mom.f2 * (sl * sl)
+    npk = Q * (Q + 1) // 2
+    rx = np.empty(npk)
+    for j in range(Q):
+        for i in range(j, Q):
+            rx[_packed_lower(i, j, Q)] = mom.cov[i, j] * tmp
+    dspev = _lapack_dspev()
+    if dspev is not None:
+        val, vec, work = np.zeros(Q), np.zeros(Q * Q), np.zeros(3 * Q)
+        info, n = ctypes.c_int(0), ctypes.c_int(Q)
+        ptr = [a.ctypes.data_as(ctypes.POINTER(ctypes.c_double)) for a in (rx, val, vec, work)]
+        dspev(ctypes.c_char_p(b"V"), ctypes.c_char_p(b"L"), ctypes.byref(n), ptr[0], ptr[1], ptr[2],
+              ctypes.byref(n), ptr[3], ctypes.byref(info), ctypes.c_size_t(1), ctypes.c_size_t(1))
+        val, vec = val.tolist(), vec.tolist()
+    else:  # no system LAPACK: numpy's eigen decomposition (the same values up to rounding)
+        full = np.empty((Q, Q))
+        for j in range(Q):
+            for i in range(j, Q):
+                full[i, j] = full[j, i] = rx[_packed_lower(i, j, Q)]
+        w, v = np.linalg.eigh(full)
+        val, vec = w.tolist(), v.T.ravel().tolist()
+    dtol = val[Q - 1] * _LIBCOIN_TOL
+    mp = [0.0] * npk
+    for k in range(sum(v < dtol for v in val), Q):
+        vinv, kn = 1 / val[k], k * Q
+        for i in range(Q):
+            for j in range(i + 1):
+                mp[_packed_lower(i, j, Q)] += vinv * vec[kn + i] * vec[kn + j]
+    d = (mlin - mexp).tolist()
+    ans = 0.0
+    for q in range(Q):
+        t = 0.0
+        for p in range(Q):
+            t += d[p] * mp[_packed_lower(p, q, Q)]
+        ans += t * d[q]
+    return ans
+
+
+def _near_ties(stats: np.ndarray, valid: np.ndarray, best: float) -> np.ndarray:
+    """Valid candidates whose statistic equals the best one up to rounding (1e-9 relative)."""
+    return np.flatnonzero(valid & (stats >= best - 1e-9 * abs(best)))
+
+
+def _break_tie(cands, mlin: np.ndarray, mexp: np.ndarray, sl: np.ndarray, mom: _Moments):
+    """Among tied candidates (in libcoin's order), the one libcoin keeps: the first whose
+    statistic, computed as libcoin computes it, exceeds every earlier one."""
+    best_c, best = None, 0.0
+    for c in cands:
+        st = _libcoin_quadratic(mlin[c], mexp[c], float(sl[c]), mom)
+        if st > best:
+            best_c, best = c, st
+    return best_c
+
+
 def _first_max(stats: np.ndarray, valid: np.ndarray):
     st = np.where(valid & ~np.isnan(stats), stats, -np.inf)
     if st.size == 0:
@@ -681,9 +773,14 @@ def _split_ordered(codes: np.ndarray, P: int, Ys: np.ndarray, mom: _Moments, mb:
     mlin = np.cumsum(T, axis=0)
     mexp = np.cumsum(counts[:, None] * mom.mu[None, :], axis=0)
     stats = _maxsel_stats(mlin - mexp, sl, mom, ctl["splitstat"])
-    b, best = _first_max(stats, (sl >= mb) & (sr >= mb))
+    valid = (sl >= mb) & (sr >= mb)
+    b, best = _first_max(stats, valid)
     if b is None or not best > 0:
         return None
+    if mlin.shape[1] > 1 and ctl["splitstat"] == "quadratic":
+        tied = _near_ties(stats, valid, best)
+        if tied.size > 1:
+            b = _break_tie(tied, mlin, mexp, sl, mom)
     return int(lv[b])
 
 
@@ -704,6 +801,8 @@ def _split_unordered(codes: np.ndarray, P: int, Ys: np.ndarray, mom: _Moments, m
     total = (1 << (L - 1)) - 1
     best_j, best = None, 0.0
     Q = Ys.shape[1]
+    exact_ties = Q > 1 and ctl["splitstat"] == "quadratic"
+    ties: list = []
     for start in range(1, total + 1, _CHUNK):
         j = np.arange(start, min(start + _CHUNK, total + 1), dtype=np.int64)
         bits = np.zeros((j.size, L))
@@ -719,11 +818,20 @@ def _split_unordered(codes: np.ndarray, P: int, Ys: np.ndarray, mom: _Moments, m
             mlin += bits[:, l][:, None] * T[l][None, :]
             mexp += bits[:, l][:, None] * E[l][None, :]
         stats = _maxsel_stats(mlin - mexp, sl, mom, ctl["splitstat"])
-        b, st = _first_max(stats, (sl >= mb) & (sr >= mb))
+        valid = (sl >= mb) & (sr >= mb)
+        b, st = _first_max(stats, valid)
         if b is not None and st > best:
             best, best_j = st, int(j[b])
+        if exact_ties and b is not None and st > 0:   # keep this block's near-best partitions
+            near = _near_ties(stats, valid, st)
+            ties.append((j[near], stats[near], mlin[near], mexp[near], sl[near]))
     if best_j is None:
         return None
+    if exact_ties:
+        j_all, st_all, ml_all, me_all, sl_all = (np.concatenate(a) for a in zip(*ties))
+        tied = _near_ties(st_all, np.ones(st_all.size, dtype=bool), best)
+        if tied.size > 1:   # j ascending: libcoin's order of the partitions
+            best_j = int(j_all[_break_tie(tied, ml_all, me_all, sl_all, mom)])
     index: List[Optional[int]] = [None] * P
     index[int(present[0])] = 1
     for l in range(1, L):
