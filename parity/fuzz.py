@@ -3,9 +3,9 @@
 The hand-written specs of ``parity/specs`` pin chosen cases; this module draws cases at random
 so that the branches nobody thought of are compared too. A case is
 
-* random data: 12-90 rows (one case in ten: 1,000-5,000), 2-5 features drawn from numerical (continuous or with heavy ties),
-  integer, categorical (level order not alphabetical, sometimes an unused level) and ordered
-  categorical columns, plus a numeric target;
+* random data: 12-90 rows (one case in ten: 1,000-5,000), 2-5 features drawn from numerical
+  (continuous or with heavy ties), integer, categorical (level order not alphabetical, sometimes
+  an unused level) and ordered categorical columns, plus a numeric target;
 * a random model written once in Python — a sum of main effects, per-level effects and one
   interaction, sometimes turned into 2-3 class probabilities by a softmax — that both sides
   call: pyiml as ``predict_function``, R's iml through :func:`r_bridge.as_r_predict_function`,
@@ -124,7 +124,7 @@ class FuzzCase:
 
 def _random_data(rng: np.random.Generator, allow_ordered: bool = True, allow_unused: bool = True,
                  allow_string: bool = True, n: Optional[int] = None):
-    n_small = int(rng.integers(12, 91))
+    n_small = int(rng.integers(12, 91))   # drawn in any case: the draws after it stay the same
     n = n_small if n is None else n
     p = int(rng.integers(2, 6))
     kinds_pool = (["num", "ties", "integer", "categorical"] + (["string"] if allow_string else [])
@@ -245,7 +245,6 @@ def make_case(seed: int, method: Optional[str] = None) -> FuzzCase:
                                     allow_string=method != "TreeSurrogate" and not (
                                         method in ("FeatureEffect", "FeatureEffects") and fe_method == "ale"),
                                     n=n_rows)
-    feats = list(X.columns)
     multi, model, data, predictor = _model_and_target(rng, X, kinds, levels, method == "LocalModel")
     if rng.uniform() < 0.3:   # (iml's Interaction skips rows with an odd batch.size: differences.md)
         predictor["batch_size"] = int(rng.choice([8, 50, 334] if method == "Interaction" else [7, 50, 333]))

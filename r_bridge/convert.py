@@ -404,7 +404,7 @@ def _vector_data(vec, dtype) -> np.ndarray:
     doubles), read through R's data pointer.
 
     Not ``vec.memoryview()``: in rpy2 3.5 that drops a reference to Python's ``None`` on every
-    call (its C helper ``memoryview_swapstrides`` returns ``None`` without a reference), and a
+    call (in its C helper ``_bufferprotocol.memoryview_swapstrides``), and a
     long session that converts many vectors (every prediction a Python model returns to R's
     iml, every R model's prediction) ends with "Fatal Python error: none_dealloc"."""
     n = len(vec)

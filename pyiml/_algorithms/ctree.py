@@ -725,7 +725,7 @@ def _break_tie(cands, mlin: np.ndarray, mexp: np.ndarray, sl: np.ndarray, mom: _
         st = _libcoin_quadratic(mlin[c], mexp[c], float(sl[c]), mom)
         if st > best:
             best_c, best = c, st
-    return best_c
+    return cands[0] if best_c is None else best_c
 
 
 def _first_max(stats: np.ndarray, valid: np.ndarray):
