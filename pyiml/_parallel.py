@@ -4,6 +4,7 @@ from __future__ import annotations
 import numbers
 import os
 import time
+import weakref
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, List, Optional
 
@@ -56,8 +57,25 @@ THREAD_GAIN = 0.9
 #: A decision is measured again after this many calls that used it.
 RECHECK_EVERY = 16
 
-#: The last measured decision per kind of work ``(desc, key)``: [threads pay, calls since].
+#: The last measured decision per kind of work ``(desc, key)``: [threads pay, calls since,
+#: weak reference to the key object (None for plain keys)].
 _THREADS_PAY: dict = {}
+
+
+def _slot(desc: str, key):
+    """The dictionary key of a kind of work, and a weak reference to ``key`` when it is an object
+    (a Predictor): its ``id`` names it, and the reference tells a decision about a predictor
+    that has since been freed (whose ``id`` a new one may reuse) from one about this one."""
+    if key is None or isinstance(key, (int, str, tuple)):
+        return (desc, key), None
+    return (desc, id(key)), weakref.ref(key)
+
+
+def _known(slot, ref):
+    known = _THREADS_PAY.get(slot)
+    if known is not None and ref is not None and (known[2] is None or known[2]() is not ref()):
+        return None   # a decision about another object that had the same id
+    return known
 
 
 def min_items(n_jobs: int) -> int:
@@ -101,7 +119,8 @@ def map_items(fn: Callable, items: list, n_jobs: int, batch_size: int, progress:
     try:
         if workers <= 1:
             return [run(x) for x in items]
-        known = _THREADS_PAY.get((desc, key))
+        slot, ref = _slot(desc, key)
+        known = _known(slot, ref)
         use_known = known is not None and (known[1] < RECHECK_EVERY or len(items) <= workers)
         if use_known:
             known[1] += 1
@@ -122,7 +141,9 @@ def map_items(fn: Callable, items: list, n_jobs: int, batch_size: int, progress:
             out += list(ex.map(run, items[1:1 + workers]))
             together = time.perf_counter() - t0
             pays = together < THREAD_GAIN * workers * alone
-            _THREADS_PAY[(desc, key)] = [pays, 0]
+            for k in [k for k, v in _THREADS_PAY.items() if v[2] is not None and v[2]() is None]:
+                del _THREADS_PAY[k]   # decisions about freed predictors
+            _THREADS_PAY[slot] = [pays, 0, ref]
             rest = items[1 + workers:]
             out += list(ex.map(run, rest)) if pays else [run(x) for x in rest]
             return out

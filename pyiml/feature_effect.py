@@ -814,7 +814,7 @@ class FeatureEffects(_LazyResults, InterpretationMethod):
         per = -(-len(plans) // min_items(self.n_jobs)) if parallel else 1
         groups = [plans[i:i + per] for i in range(0, len(plans), per)]
         parts = map_items(lambda g: predict_blocks(self.predictor, [b for p in g for b in p.blocks]), groups,
-                          self.n_jobs if parallel else 1, bs, self.progress, "FeatureEffects", key=id(self.predictor),
+                          self.n_jobs if parallel else 1, bs, self.progress, "FeatureEffects", key=self.predictor,
                           whole=lambda: predict_blocks(self.predictor, blocks))
         return [x for part in parts for x in part]
 

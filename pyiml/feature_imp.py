@@ -273,7 +273,7 @@ class FeatureImp(InterpretationMethod):
         else:
             def errors_of(ch):
                 return self._chunk_errors(ch, groups, perms)
-        errs = map_items(errors_of, chunks, self.n_jobs, bs, self.progress, "FeatureImp", key=id(self.predictor))
+        errs = map_items(errors_of, chunks, self.n_jobs, bs, self.progress, "FeatureImp", key=self.predictor)
         errors = np.concatenate(errs, axis=0) if errs else np.empty((0, R))
         self.errors = pd.DataFrame({
             "feature": np.repeat([g for g, _ in groups], R),

@@ -223,7 +223,7 @@ class Interaction(InterpretationMethod):
         n, bs = data.n_rows, self.predictor.batch_size
         chunks = split_chunks(len(vrows), n, bs, self.n_jobs, self.progress)
         sums = map_items(lambda ch: self._block_means(masks[ch.start:ch.stop], vrows[ch.start:ch.stop]), chunks,
-                    self.n_jobs, bs, self.progress, "Interaction", key=id(self.predictor))
+                    self.n_jobs, bs, self.progress, "Interaction", key=self.predictor)
         means = np.concatenate(sums, axis=0) if sums else np.empty((0, 1))
         return [means[b] for b in back]
 

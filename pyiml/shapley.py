@@ -296,7 +296,7 @@ class Shapley(InterpretationMethod):
         bs = self.predictor.batch_size
         chunks = [np.arange(c.start, c.stop) for c in split_chunks(n_points, M * p + 1, bs, self.n_jobs, self.progress)]
         parts = map_items(lambda rows: self._contributions(rows, rank, zrow, xenc), chunks, self.n_jobs, bs,
-                          self.progress, "Shapley", key=id(self.predictor))
+                          self.progress, "Shapley", key=self.predictor)
         diff = np.concatenate([d for d, _ in parts], axis=0)
         y_x = np.concatenate([px for _, px in parts], axis=0)
         self.contributions = diff

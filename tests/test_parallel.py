@@ -60,6 +60,28 @@ def test_threads_dropped_when_they_do_not_pay():
     assert [t == main for _, t in seen] == [True, False, False]
 
 
+def test_a_decision_about_a_freed_object_is_not_used_for_a_new_one_with_its_id():
+    """Decisions are kept per predictor; a new predictor may get the id of a freed one, and must
+    measure for itself instead of inheriting the old decision."""
+    class Owner:
+        pass
+
+    fn, seen = _recorder(lock=threading.Lock(), pause=0.02)
+    old = Owner()
+    map_items(fn, [1, 2, 3], n_jobs=2, batch_size=10 ** 5, progress=False, desc="serial", key=old)
+    slot = ("serial", id(old))
+    assert _parallel._THREADS_PAY[slot][0] is False
+    new = Owner()
+    _parallel._THREADS_PAY[("serial", id(new))] = _parallel._THREADS_PAY.pop(slot)   # as if new reused old's id
+    seen.clear()
+    map_items(fn, [5, 6, 7], n_jobs=2, batch_size=10 ** 5, progress=False, desc="serial", key=new)
+    main = threading.get_ident()
+    assert [t == main for _, t in seen] == [True, False, False]   # measured anew, not all on the caller
+    seen.clear()
+    map_items(fn, [5, 6, 7], n_jobs=2, batch_size=10 ** 5, progress=False, desc="serial", key=old)
+    assert [t == main for _, t in seen] == [True, False, False]   # and the old owner's decision is gone
+
+
 def test_no_threads_for_small_batches_or_one_job():
     for n_jobs, bs in ((1, 10 ** 5), (2, 100)):
         fn, seen = _recorder(pause=0)
