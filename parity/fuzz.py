@@ -200,6 +200,14 @@ def _sklearn_model(rng, X, kinds, y, multi: bool):
     return make_pipeline(enc, est).fit(X, target)
 
 
+def _anchor(rng, col: np.ndarray) -> float:
+    """A random centring value inside the feature's range: rounded to 2 decimals unless that
+    leaves the range (pyiml raises for a center_at outside it, iml extends the grid)."""
+    v = float(rng.uniform(col.min(), col.max()))
+    r = float(np.round(v, 2))
+    return r if col.min() <= r <= col.max() else v
+
+
 def _numeric(kinds):
     return [c for c, k in kinds.items() if k in ("numerical", "integer")]
 
@@ -296,7 +304,7 @@ def _method_arguments(rng, extra, method: str, fe_method: str, X: pd.DataFrame, 
         f1 = params["feature"] if isinstance(params["feature"], str) else None
         if m != "ale" and f1 is not None and kinds[f1] in ("numerical", "integer") and rng.uniform() < 0.3:
             col = X[f1].to_numpy(dtype=float)
-            params["center_at"] = float(np.round(rng.uniform(col.min(), col.max()), 2))
+            params["center_at"] = _anchor(rng, col)
         if (f1 is not None and kinds[f1] in ("numerical", "integer") and m != "ale" and "center_at" not in params
                 and rng.uniform() < 0.2):   # (iml gives empty results for an anchor outside grid points)
             col = X[f1].to_numpy(dtype=float)
@@ -364,7 +372,7 @@ def _random_calls(rng, method, params, X, kinds, row) -> List[Dict[str, Any]]:
             col = X[f].to_numpy(dtype=float)
             choice = rng.integers(0, 3)
             if choice == 0 and m != "ale" and "grid_points" not in params:
-                return [{"method": "center", "args": {"center_at": float(np.round(rng.uniform(col.min(), col.max()), 2))},
+                return [{"method": "center", "args": {"center_at": _anchor(rng, col)},
                          "compare": "results"}]
             if choice == 1 and m in ("ale", "pdp"):
                 return [{"method": "predict", "args": {"data": rows}, "compare": "return"}]
