@@ -105,21 +105,27 @@ class FuzzCase:
     tolerance: float = 1e-9
     calls: List[Dict[str, Any]] = field(default_factory=list)
 
+    def _shown(self) -> dict:
+        return {k: (f"<{len(v)} rows>" if isinstance(v, pd.DataFrame) else v) for k, v in self.params.items()}
+
     def call_text(self) -> str:
         """The method, its arguments and follow-up calls."""
-        shown = {k: (f"<{len(v)} rows>" if isinstance(v, pd.DataFrame) else v) for k, v in self.params.items()}
-        return f"{self.method}({shown})" + (f" calls={[c['method'] for c in self.calls]}" if self.calls else "")
+        return f"{self.method}({self._shown()})" + (f" calls={[c['method'] for c in self.calls]}" if self.calls else "")
 
     def recipe(self) -> str:
-        kinds = ", ".join(f"{c}:{v.dtype}" for c, v in self.data.drop(columns=self.y).items())
-        shown = {k: (f"<{len(v)} rows>" if isinstance(v, pd.DataFrame) else v) for k, v in self.params.items()}
-        if isinstance(self.model, RandomModel):
-            out = "multi" + str(self.model.classes) if self.model.classes else "single"
-        else:
-            out = "sklearn " + type(self.model[-1]).__name__
         calls = [c["method"] for c in self.calls]
-        return (f"seed={self.seed} {self.method} n={len(self.data)} [{kinds}] {out} predictor={self.predictor} "
-                f"params={shown} rseed={self.rseed} calls={calls}")
+        return (f"seed={self.seed} {self.method} {_data_text(self.data, self.y, self.model)} "
+                f"predictor={self.predictor} params={self._shown()} rseed={self.rseed} calls={calls}")
+
+
+def _data_text(data: pd.DataFrame, y: str, model) -> str:
+    """Rows, feature dtypes and the kind of model, for a recipe."""
+    kinds = ", ".join(f"{c}:{v.dtype}" for c, v in data.drop(columns=y).items())
+    if isinstance(model, RandomModel):
+        out = "multi" + str(model.classes) if model.classes else "single"
+    else:
+        out = "sklearn " + type(model[-1]).__name__
+    return f"n={len(data)} [{kinds}] {out}"
 
 
 def _random_data(rng: np.random.Generator, allow_ordered: bool = True, allow_unused: bool = True,
@@ -416,13 +422,14 @@ def run_case(case: FuzzCase) -> FuzzResult:
     import pyiml
 
     from .fixtures import ModelPair
-    from .harness import Spec, _compare_values, py_outputs, r_outputs
+    from .harness import Spec, py_outputs, r_outputs
 
     spec = Spec(name=f"fuzz{case.seed}", method=case.method, seed=case.rseed, tolerance=case.tolerance,
                 params=case.params, calls=case.calls)
     features = case.data.drop(columns=case.y)
     how = {"model": case.model} if hasattr(case.model, "predict") else {"predict_function": case.model}
     py_err = r_err = None
+    py, r = {}, {}
     try:
         py = py_outputs(spec, pyiml.Predictor(data=case.data, y=case.y, **how, **case.predictor), features)
     except Exception as exc:
@@ -432,14 +439,24 @@ def run_case(case: FuzzCase) -> FuzzResult:
         r = r_outputs(spec, pair, case.data, case.y, case.predictor, features)
     except Exception as exc:
         r_err = f"{type(exc).__name__}: {str(exc)[:300]}"
-    if py_err and r_err:
-        return FuzzResult(case, "both-error", detail=f"pyiml: {py_err} | R: {r_err}")
-    if r_err:
+    return _verdict(case, py, r, py_err, r_err, case.tolerance, case.method)
+
+
+def _verdict(case: FuzzCase, py: dict, r: dict, py_err, r_err, tolerance: float, what: str) -> FuzzResult:
+    """Compare what both sides gave (the outputs they completed) and classify the case: an
+    error on one side only, or on both sides at different calls, is not a pass."""
+    from .harness import _compare_values
+
+    if py_err and r_err and list(py) != list(r):
+        return FuzzResult(case, "FAIL", detail=f"the sides fail at different calls: pyiml: {py_err} | R: {r_err}")
+    if r_err and not py_err:
         return FuzzResult(case, "r-error", detail=r_err)
-    if py_err:
+    if py_err and not r_err:
         return FuzzResult(case, "py-error", detail=py_err)
-    d, s, problems = _compare_values(py, r, case.method)
-    ok = not problems and d <= case.tolerance * s
+    d, s, problems = _compare_values(py, r, what)
+    ok = not problems and d <= tolerance * s
+    if ok and py_err:
+        return FuzzResult(case, "both-error", detail=f"pyiml: {py_err} | R: {r_err}")
     return FuzzResult(case, "pass" if ok else "FAIL", d, s, "; ".join(problems))
 
 
@@ -460,10 +477,8 @@ class ChainCase:
     tolerance: float = 1e-9
 
     def recipe(self) -> str:
-        kinds = ", ".join(f"{c}:{v.dtype}" for c, v in self.data.drop(columns=self.y).items())
-        out = "multi" + str(self.model.classes) if self.model.classes else "single"
         steps = " -> ".join(s.call_text() for s in self.steps)
-        return (f"chain seed={self.seed} n={len(self.data)} [{kinds}] {out} predictor={self.predictor} "
+        return (f"chain seed={self.seed} {_data_text(self.data, self.y, self.model)} predictor={self.predictor} "
                 f"rseed={self.rseed}: {steps}")
 
 
@@ -492,7 +507,7 @@ def run_chain(chain: ChainCase) -> FuzzResult:
     from r_bridge import session
 
     from .fixtures import ModelPair
-    from .harness import Spec, _compare_values, py_outputs, r_outputs
+    from .harness import Spec, py_outputs, r_outputs
 
     features = chain.data.drop(columns=chain.y)
     how = {"predict_function": chain.model}
@@ -515,18 +530,7 @@ def run_chain(chain: ChainCase) -> FuzzResult:
             r[spec.name] = r_outputs(spec, pair, chain.data, chain.y, chain.predictor, features)
     except Exception as exc:
         r_err = f"{spec.name}: {type(exc).__name__}: {str(exc)[:300]}"
-    case = chain.steps[0]
-    if py_err and r_err and list(py) != list(r):
-        return FuzzResult(case, "FAIL", detail=f"the sides fail at different calls: pyiml: {py_err} | R: {r_err}")
-    if r_err and not py_err:
-        return FuzzResult(case, "r-error", detail=r_err)
-    if py_err and not r_err:
-        return FuzzResult(case, "py-error", detail=py_err)
-    d, s, problems = _compare_values(py, r, "chain")   # the calls both sides completed
-    ok = not problems and d <= chain.tolerance * s
-    if ok and py_err:
-        return FuzzResult(case, "both-error", d, s, f"pyiml: {py_err} | R: {r_err}")
-    return FuzzResult(case, "pass" if ok else "FAIL", d, s, "; ".join(problems))
+    return _verdict(chain.steps[0], py, r, py_err, r_err, chain.tolerance, "chain")
 
 
 def main(argv=None) -> int:

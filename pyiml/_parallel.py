@@ -66,9 +66,11 @@ def _slot(desc: str, key):
     """The dictionary key of a kind of work, and a weak reference to ``key`` when it is an object
     (a Predictor): its ``id`` names it, and the reference tells a decision about a predictor
     that has since been freed (whose ``id`` a new one may reuse) from one about this one."""
-    if key is None or isinstance(key, (int, str, tuple)):
+    try:
+        ref = weakref.ref(key)
+    except TypeError:   # None, numbers, strings: plain labels
         return (desc, key), None
-    return (desc, id(key)), weakref.ref(key)
+    return (desc, id(key)), ref
 
 
 def _known(slot, ref):

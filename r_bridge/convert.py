@@ -419,10 +419,6 @@ def _vector_data(vec, dtype) -> np.ndarray:
     return np.frombuffer(buf, dtype=dtype).copy()
 
 
-def _int_buffer(vec) -> np.ndarray:
-    return _vector_data(vec, np.int32)
-
-
 def _column_r2py(vec, name: str, ri):
     """One R atomic vector/factor → numpy array, pandas nullable array or Categorical."""
     t = vec.typeof
@@ -436,7 +432,7 @@ def _column_r2py(vec, name: str, ri):
             "first (as.numeric(), as.character() or factor())"
         )
     if t == ri.RTYPES.INTSXP and "factor" in classes:
-        codes = _int_buffer(vec)
+        codes = _vector_data(vec, np.int32)
         na = codes == _NA_INT
         codes = codes.astype(np.int64) - 1
         codes[na] = -1
@@ -446,7 +442,7 @@ def _column_r2py(vec, name: str, ri):
     if t == ri.RTYPES.REALSXP:
         return _vector_data(vec, np.float64)
     if t == ri.RTYPES.INTSXP:
-        raw = _int_buffer(vec)
+        raw = _vector_data(vec, np.int32)
         na = raw == _NA_INT
         vals = raw.astype(np.int64)
         if na.any():
@@ -454,7 +450,7 @@ def _column_r2py(vec, name: str, ri):
             return pd.arrays.IntegerArray(vals, na)
         return vals
     if t == ri.RTYPES.LGLSXP:
-        raw = _int_buffer(vec)
+        raw = _vector_data(vec, np.int32)
         na = raw == _NA_INT
         vals = raw != 0
         if na.any():
@@ -464,7 +460,7 @@ def _column_r2py(vec, name: str, ri):
     if t == ri.RTYPES.STRSXP:
         res = session.r_function(_R_CHAR_CODES)(vec)
         levels = np.array([str(u) for u in res[0]] + [None], dtype=object)
-        codes = _int_buffer(res[1])
+        codes = _vector_data(res[1], np.int32)
         na = codes == _NA_INT
         codes = codes.astype(np.int64) - 1
         codes[na] = len(levels) - 1

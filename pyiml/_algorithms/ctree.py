@@ -680,21 +680,17 @@ def _libcoin_quadratic(mlin: np.ndarray, mexp: np.ndarray, sl: float, mom: _Mome
     for j in range(Q):
         for i in range(j, Q):
             rx[_packed_lower(i, j, Q)] = mom.cov[i, j] * tmp
+    d = (mlin - mexp).tolist()
     dspev = _lapack_dspev()
-    if dspev is not None:
-        val, vec, work = np.zeros(Q), np.zeros(Q * Q), np.zeros(3 * Q)
-        info, n = ctypes.c_int(0), ctypes.c_int(Q)
-        ptr = [a.ctypes.data_as(ctypes.POINTER(ctypes.c_double)) for a in (rx, val, vec, work)]
-        dspev(ctypes.c_char_p(b"V"), ctypes.c_char_p(b"L"), ctypes.byref(n), ptr[0], ptr[1], ptr[2],
-              ctypes.byref(n), ptr[3], ctypes.byref(info), ctypes.c_size_t(1), ctypes.c_size_t(1))
-        val, vec = val.tolist(), vec.tolist()
-    else:  # no system LAPACK: numpy's eigen decomposition (the same values up to rounding)
-        full = np.empty((Q, Q))
-        for j in range(Q):
-            for i in range(j, Q):
-                full[i, j] = full[j, i] = rx[_packed_lower(i, j, Q)]
-        w, v = np.linalg.eigh(full)
-        val, vec = w.tolist(), v.T.ravel().tolist()
+    if dspev is None:  # no system LAPACK: numpy's Moore-Penrose inverse (the same up to rounding)
+        dv = np.asarray(d)
+        return float(dv @ _mpinv(mom.cov * tmp)[0] @ dv)
+    val, vec, work = np.zeros(Q), np.zeros(Q * Q), np.zeros(3 * Q)
+    info, n = ctypes.c_int(0), ctypes.c_int(Q)
+    ptr = [a.ctypes.data_as(ctypes.POINTER(ctypes.c_double)) for a in (rx, val, vec, work)]
+    dspev(ctypes.c_char_p(b"V"), ctypes.c_char_p(b"L"), ctypes.byref(n), ptr[0], ptr[1], ptr[2],
+          ctypes.byref(n), ptr[3], ctypes.byref(info), ctypes.c_size_t(1), ctypes.c_size_t(1))
+    val, vec = val.tolist(), vec.tolist()
     dtol = val[Q - 1] * _LIBCOIN_TOL
     mp = [0.0] * npk
     for k in range(sum(v < dtol for v in val), Q):
@@ -702,7 +698,6 @@ def _libcoin_quadratic(mlin: np.ndarray, mexp: np.ndarray, sl: float, mom: _Mome
         for i in range(Q):
             for j in range(i + 1):
                 mp[_packed_lower(i, j, Q)] += vinv * vec[kn + i] * vec[kn + j]
-    d = (mlin - mexp).tolist()
     ans = 0.0
     for q in range(Q):
         t = 0.0

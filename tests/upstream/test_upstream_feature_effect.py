@@ -125,6 +125,18 @@ def n_unique_rows(df: pd.DataFrame) -> int:
     return len(df.astype(object).drop_duplicates())
 
 
+def assert_switches_to_c_then_b(fe) -> None:
+    """iml's set.feature checks on a 1-D PDP: to "c", then to "b", whose 10-point grid spans 10..50."""
+    fe.set_feature("c")
+    assert fe.feature_name == ["c"]
+    fe.set_feature("b")
+    assert fe.feature_name == ["b"]
+    res = fe.results
+    assert list(res.columns) == ["b", ".value", ".type"]
+    assert len(res) == 10 == n_unique_rows(res)
+    assert (res["b"].min(), res["b"].max()) == (10, 50)
+
+
 # ---------------------------------------------------------------------------- Partial is FeatureEffect
 @pytest.mark.parametrize("aggregation, ice, feature, method", [
     ("pdp", False, "a", "pdp"),
@@ -178,14 +190,7 @@ def test_pdp_single_feature_layout_and_predict(p1):
     # pyiml takes names only (iml also takes the 1-based index 3): a number is a TypeError
     with pytest.raises(TypeError, match="name"):
         fe.set_feature(3)
-    fe.set_feature("c")
-    assert fe.feature_name == ["c"]
-    fe.set_feature("b")
-    assert fe.feature_name == ["b"]
-    res = fe.results
-    assert list(res.columns) == ["b", ".value", ".type"]
-    assert len(res) == 10 and n_unique_rows(res) == 10
-    assert res["b"].max() == 50 and res["b"].min() == 10
+    assert_switches_to_c_then_b(fe)
 
 
 def test_pdp_centring(p1):
@@ -575,14 +580,7 @@ def test_partial_pdp_single_output(p1, p2):
     assert (res["a"].min(), res["a"].max()) == (1, 5)
     assert_plots(obj)
     assert obj.feature_name == ["a"]
-    obj.set_feature("c")
-    assert obj.feature_name == ["c"]
-    obj.set_feature("b")
-    assert obj.feature_name == ["b"]
-    res = obj.results
-    assert list(res.columns) == ["b", ".value", ".type"]
-    assert len(res) == 10 == n_unique_rows(res)
-    assert (res["b"].min(), res["b"].max()) == (10, 50)
+    assert_switches_to_c_then_b(obj)
     obj.center(10)                # iml centres at 0, outside b's range: pyiml raises there (see above)
     assert_plots(obj)
     assert obj.results[".value"].min() == 0
