@@ -326,9 +326,16 @@ class PDPPlan:
             g = t // n
             return t - g * n, {f: gidx[f][g] for f in self.features}
 
-        self._sums = self._value = self._ice = self._V = None
+        self._sums = self._value = self._ice = self._V = self._W = None
         self._grp, self._first = _unique_first(self._grid_keys())   # grid row -> group of equal values
-        if self.method == "pdp":          # no ICE rows: keep per-grid-row sums only
+        # whether iml's sums follow an order that per-grid-row sums cannot give (_group_sums)
+        self._ordered = self._first.size < G or (self.perms is not None and self.anchor_rows is None)
+        if self.method == "pdp" and (self._ordered or self.anchor_rows is not None):
+            def reduce(s, e, vals):       # every prediction kept, in design order (as iml does)
+                if self._W is None:
+                    self._W = np.empty((G, n, vals.shape[1]))
+                self._W.reshape(G * n, -1)[s:e] = vals
+        elif self.method == "pdp":        # no ICE rows: keep per-grid-row sums only
             def reduce(s, e, vals):
                 if self._sums is None:
                     self._sums = np.zeros((G, vals.shape[1]))
@@ -398,11 +405,15 @@ class PDPPlan:
         n, G = self.n, self.G
         anchored = self.anchor_rows is not None
         V = None
-        if self.method == "pdp":          # reduced: sums per grid row
+        W = None                          # (grid row, data row, class) values where order matters
+        if self.method == "pdp" and self._W is not None:
+            W = self._W
+            k = W.shape[2]
+            if anchored:
+                W -= W[self.anchor_rows[0]].copy()[None, :, :]
+        elif self.method == "pdp":        # reduced: sums per grid row
             row_sums = self._sums if self._sums is not None else np.zeros((G, len(output_names)))
             k = row_sums.shape[1]
-            if anchored:
-                row_sums = row_sums - row_sums[self.anchor_rows[0]][None, :]
         else:
             if self._ice is None and self._V is None:     # nothing was predicted
                 self._start_ice(len(output_names))
@@ -411,11 +422,17 @@ class PDPPlan:
                 k = iv.shape[1]
                 if anchored:
                     iv -= iv[:, :, self.anchor_rows[0]].copy()[:, :, None]
-                row_sums = iv.sum(axis=0).T
+                if self._ordered:
+                    W = iv.transpose(2, 0, 1)
+                else:
+                    row_sums = iv.sum(axis=0).T   # adds the data rows in order, as iml does here
             else:                         # never centred (_simple_layout)
                 V = self._V
                 k = V.shape[2]
-                row_sums = V.sum(axis=1)
+                if self._ordered:
+                    W = V
+                else:
+                    row_sums = V.sum(axis=1)
         multi = k > 1
         grp, first = self._grp, self._first
         U = first.size
@@ -426,8 +443,11 @@ class PDPPlan:
         # ---- PDP rows: (grid row of the value, class) per row
         P = 0
         if want_pdp:
-            sums = np.zeros((U, k))
-            np.add.at(sums, grp, row_sums)
+            if W is not None:
+                sums = self._group_sums(W)
+            else:
+                sums = np.zeros((U, k))
+                np.add.at(sums, grp, row_sums)
             cnt = np.bincount(grp, minlength=U).astype(float) * n
             means = sums / cnt[:, None]
             if multi and not (anchored or G * n <= bs):
@@ -504,6 +524,29 @@ class PDPPlan:
         if multi and anchored and want_ice and not want_pdp:
             order = [".class"] + [c for c in order if c != ".class"]     # iml's join puts it first
         return pd.DataFrame({c: cols[c] for c in order}, copy=False)
+
+    def _group_sums(self, W: np.ndarray) -> np.ndarray:
+        """(U, k) sums of the values ``W`` (grid row, data row, class) per group of equal grid
+        values, added one after the other in double in the order of iml's ICE table, as
+        data.table's ``mean`` adds them: uncentred, the grid rows in turn, each in the order of
+        its MarginalGenerator permutation; centred (``merge`` sorts by ``.id.dist``), the data
+        rows in turn and a group's grid rows within each."""
+        U, k = self._first.size, W.shape[2]
+        perms = self.perms if self.anchor_rows is None else None
+        if U == self.G:                   # every grid value once
+            rows = self._first
+            ordered = W[rows] if perms is None else W[rows[:, None], perms[rows]]
+            return np.cumsum(ordered, axis=1)[:, -1] if ordered.shape[1] else np.zeros((U, k))
+        sums = np.zeros((U, k))
+        for u in range(U):
+            gs = np.flatnonzero(self._grp == u)
+            if perms is None:
+                seq = W[gs].transpose(1, 0, 2).reshape(-1, k)
+            else:
+                seq = W[gs[:, None], perms[gs]].reshape(-1, k)
+            if seq.shape[0]:
+                sums[u] = np.cumsum(seq, axis=0)[-1]
+        return sums
 
     def _batch_of(self) -> np.ndarray:
         """(G, n) batch number of each (grid row, data row) in iml's MarginalGenerator order."""

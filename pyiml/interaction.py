@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ._base import InterpretationMethod
-from ._algorithms.rstats import r_colMeans, r_seq_sum
+from ._algorithms.rstats import r_colMeans, r_means, r_seq_sum
 from ._design import gather_design
 from ._parallel import check_n_jobs, map_items, split_chunks
 from .predictor import Predictor
@@ -232,13 +232,16 @@ class Interaction(InterpretationMethod):
         to their values in data row ``vrows[b]``, for each block b; at most ``batch_size`` rows
         per model call.
 
-        Sums are accumulated in long double, as R's ``mean``, so a feature the model ignores
-        gets exactly constant partial dependences (H exactly 0, as in iml)."""
+        Each mean is R's ``mean`` (iml's ``dcast(..., fun.aggregate = mean)``): a sequential
+        long-double sum with R's correction pass, so a feature the model ignores gets exactly
+        constant partial dependences (H exactly 0, as in iml) and the means equal iml's to the
+        bit. Blocks longer than ``batch_size`` are predicted in pieces and their n predictions
+        kept until the block's mean is taken."""
         data, p = self.sampler, self.predictor
         n, bs, B = data.n_rows, p.batch_size, len(vrows)
         names = data.feature_names
         enc = data.encoded()
-        sums = None
+        means = None
 
         def predict(lo: int, hi: int, i_lo: int, i_hi: int) -> np.ndarray:
             """Blocks lo..hi-1 (whole blocks, or one block's rows i_lo..i_hi-1)."""
@@ -257,17 +260,16 @@ class Interaction(InterpretationMethod):
             for lo in range(0, B, per):
                 hi = min(B, lo + per)
                 P = predict(lo, hi, 0, n)
-                if sums is None:
-                    sums = np.empty((B, P.shape[1]), dtype=_LD)
-                sums[lo:hi] = P.astype(_LD).reshape(hi - lo, n, -1).sum(axis=1)
+                if means is None:
+                    means = np.empty((B, P.shape[1]))
+                means[lo:hi] = r_means(P.reshape(hi - lo, n, -1), axis=1)
         else:
             for b in range(B):
-                for lo in range(0, n, bs):
-                    P = predict(b, b + 1, lo, min(n, lo + bs))
-                    if sums is None:
-                        sums = np.zeros((B, P.shape[1]), dtype=_LD)
-                    sums[b] += P.astype(_LD).sum(axis=0)
-        return (sums / n).astype(float)
+                P = np.concatenate([predict(b, b + 1, lo, min(n, lo + bs)) for lo in range(0, n, bs)])
+                if means is None:
+                    means = np.empty((B, P.shape[1]))
+                means[b] = r_means(P, axis=0)
+        return means
 
     # ------------------------------------------------------------------ public
     def plot(self, sort: bool = True):

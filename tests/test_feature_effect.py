@@ -695,3 +695,52 @@ def test_ice_results_are_made_when_first_read_and_equal_an_eager_table():
     for f in ("a", "b"):
         exp = fes.effects[f].results.rename(columns={f: ".borders"}).assign(**{".feature": f})
         pd.testing.assert_frame_equal(fes.results[f], exp)
+
+
+def _pdp_reference(f, X, feature, grid_values, perms, anchor=None):
+    """iml's PDP value per distinct grid value: data.table's ``mean`` adds the ICE rows of a
+    value one after the other in double, in the order of iml's table: uncentred, grid row by grid
+    row, each in its MarginalGenerator permutation; centred (``merge`` sorts by ``.id.dist``),
+    data row by data row, a value's grid rows within."""
+    n = len(X)
+    ice = []
+    for v in grid_values:
+        d = X.copy()
+        d[feature] = v
+        ice.append(np.asarray(f(d), dtype=float))
+    ice = np.array(ice)                                    # (G, n)
+    if anchor is not None:
+        d = X.copy()
+        d[feature] = anchor
+        ice = ice - np.asarray(f(d), dtype=float)[None, :]
+    out = {}
+    for v in dict.fromkeys(grid_values):
+        rows = [g for g, w in enumerate(grid_values) if w == v]
+        if anchor is None:
+            seq = np.concatenate([ice[g][perms[g]] for g in rows])
+        else:
+            seq = ice[rows].T.ravel()
+        out[v] = np.cumsum(seq)[-1] / seq.size
+    return out
+
+
+@pytest.mark.parametrize("feature,method,center", [
+    ("a", "pdp", None), ("a", "pdp+ice", None), ("k", "pdp", None), ("k", "pdp+ice", None),
+    ("k", "pdp", 2.0), ("k", "pdp+ice", 2.0)])
+def test_pdp_adds_in_imls_order_under_rrandom(feature, method, center):
+    """Under RRandom the PDP is iml's to the bit: the same additions in the same order (the
+    integer feature's rounded grid repeats values, so some PDP values add several grid rows)."""
+    rng = np.random.default_rng(8)
+    n, G = 300, 9
+    X = pd.DataFrame({"a": rng.normal(size=n), "k": rng.integers(0, 5, size=n), "b": rng.normal(size=n)})
+    f = lambda d: 1e3 * np.sin(3 * d["a"].to_numpy() * d["b"].to_numpy() + d["k"].to_numpy()) + 0.37
+    fe = FeatureEffect(Predictor(predict_function=f, data=X), feature, method=method, grid_size=G,
+                       center_at=center, random_state=RRandom(5))
+    pdp = fe.results[fe.results[".type"] == "pdp"] if ".type" in fe.results else fe.results
+    grid = grid_1d(X[feature].to_numpy(), G, "numerical" if feature == "a" else "integer", "equidist")
+    if center is not None:
+        grid = np.sort(np.append(grid, center))
+    ref = _pdp_reference(f, X, feature, grid.tolist(), RRandom(5).permutations(n, len(grid)), center)
+    if feature == "k":
+        assert len(pdp) < len(grid)       # repeated grid values: one PDP row each
+    assert dict(zip(pdp[feature].tolist(), pdp[".value"].tolist())) == ref

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["r_sum", "r_mean", "r_median", "r_var", "r_quantile", "type1_ranks", "r_col_means", "r_colMeans", "r_seq_sum"]
+__all__ = ["r_sum", "r_mean", "r_median", "r_var", "r_quantile", "type1_ranks", "r_col_means", "r_means", "r_colMeans", "r_seq_sum"]
 
 _LD = np.longdouble
 
@@ -42,10 +42,24 @@ def r_mean(x) -> float:
         return float("nan")
     xl = x.astype(_LD)
     s = np.cumsum(xl)[-1] / n
-    if np.isfinite(s):
+    if np.isfinite(float(s)):   # R: R_FINITE((double) s)
         t = np.cumsum(xl - s)[-1]
         s = s + t / n
     return float(s)
+
+
+def r_means(x, axis: int = 0) -> np.ndarray:
+    """R's ``mean()`` of every vector along ``axis``, vectorised: a sequential long-double sum
+    divided by n, then R's correction pass (the sum of ``x - mean``, divided by n, added)
+    where the first mean is finite as a double. NaN for vectors of length 0."""
+    xl = np.asarray(x, dtype=float).astype(_LD)
+    n = xl.shape[axis]
+    if n == 0:
+        return np.full(np.delete(xl.shape, axis), np.nan)
+    s = np.cumsum(xl, axis=axis).take(-1, axis=axis) / n
+    xl -= np.expand_dims(s, axis)
+    t = np.cumsum(xl, axis=axis).take(-1, axis=axis)
+    return np.where(np.isfinite(s.astype(float)), s + t / n, s).astype(float)
 
 
 def r_col_means(m) -> np.ndarray:
@@ -53,14 +67,7 @@ def r_col_means(m) -> np.ndarray:
     m = np.asarray(m, dtype=float)
     if m.ndim == 1:
         return np.array([r_mean(m)])
-    n = m.shape[0]
-    if n == 0:
-        return np.full(m.shape[1], np.nan)
-    ml = m.astype(_LD)
-    s = np.cumsum(ml, axis=0)[-1] / n
-    t = np.cumsum(ml - s, axis=0)[-1]
-    out = np.where(np.isfinite(s), s + t / n, s)
-    return out.astype(float)
+    return r_means(m, axis=0)
 
 
 def r_median(x) -> float:
