@@ -18,6 +18,7 @@ import pandas as pd
 
 from ._algorithms import glmnet as _glmnet
 from ._algorithms.gower import _r_pow, gower_dist, r_dist
+from ._algorithms.rstats import r_exp
 from ._base import InterpretationMethod
 from .predictor import Predictor
 from .shapley import _feature_values, check_x_interest
@@ -232,7 +233,7 @@ class LocalModel(InterpretationMethod):
             return 1.0 - _r_pow(d, g)
         d = r_dist(np.vstack([xr, matrix]), self.dist_fun)
         kw = self.kernel_width
-        return np.sqrt(np.exp(-(d * d) / (kw * kw)))
+        return np.sqrt(r_exp(-(d * d) / (kw * kw)))     # R's (the C library's) exp
 
     def _run(self, force: bool = False) -> None:
         data = self.sampler

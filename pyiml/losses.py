@@ -14,7 +14,7 @@ from typing import Callable, Dict, Tuple, Union
 
 import numpy as np
 
-from ._algorithms.rstats import r_mean, r_median, r_sum
+from ._algorithms.rstats import r_log, r_mean, r_median, r_sum
 
 __all__ = ["LOSSES", "get_loss"] + [
     "ce", "f1", "logLoss", "mae", "mse", "rmse", "mape", "mdae", "msle", "percent_bias", "rae", "rmsle",
@@ -23,10 +23,10 @@ __all__ = ["LOSSES", "get_loss"] + [
 
 
 class _Arithmetic:
-    """The sums, means and medians a loss is computed with."""
+    """The sums, means, medians and logarithms a loss is computed with."""
 
-    def __init__(self, mean, sum_, median):
-        self.mean, self.sum, self.median = mean, sum_, median
+    def __init__(self, mean, sum_, median, log):
+        self.mean, self.sum, self.median, self.log = mean, sum_, median, log
 
 
 def _np_mean(x) -> float:
@@ -39,11 +39,12 @@ def _np_median(x) -> float:
     return float(np.median(x)) if x.size else float("nan")
 
 
-#: R's arithmetic (sequential long-double sums, R's two-pass mean): bit for bit R's values.
-_EXACT = _Arithmetic(r_mean, r_sum, r_median)
+#: R's arithmetic (sequential long-double sums, R's two-pass mean, the C library's log): bit for
+#: bit R's values.
+_EXACT = _Arithmetic(r_mean, r_sum, r_median, r_log)
 #: numpy's float64 arithmetic: the same values up to rounding in the last bits, several times
 #: faster on long vectors (used by FeatureImp when the random source is not R-exact).
-_FAST = _Arithmetic(_np_mean, lambda x: float(np.sum(x)), _np_median)
+_FAST = _Arithmetic(_np_mean, lambda x: float(np.sum(x)), _np_median, np.log)
 
 
 def _num(x) -> np.ndarray:
@@ -97,9 +98,9 @@ def f1(actual, predicted, *, _m: _Arithmetic = _EXACT) -> float:
     return 2 * precision * recall / (precision + recall)
 
 
-def _ll(a, p) -> np.ndarray:
+def _ll(a, p, log=np.log) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
-        score = -(a * np.log(p) + (1 - a) * np.log(1 - p))
+        score = -(a * log(p) + (1 - a) * log(1 - p))
     score[a == p] = 0.0
     score[np.isnan(score)] = np.inf
     return score
@@ -111,7 +112,7 @@ def logLoss(actual, predicted, *, _m: _Arithmetic = _EXACT) -> float:
     ``ll = -(a log p + (1 - a) log(1 - p))``, 0 where ``a == p``, ``Inf`` where NaN."""
     a, p = _num(actual), _num(predicted)
     _check(a, p)
-    return _m.mean(_ll(a, p))
+    return _m.mean(_ll(a, p, _m.log))
 
 
 def mae(actual, predicted, *, _m: _Arithmetic = _EXACT) -> float:
@@ -153,7 +154,7 @@ def msle(actual, predicted, *, _m: _Arithmetic = _EXACT) -> float:
     a, p = _num(actual), _num(predicted)
     _check(a, p)
     with np.errstate(divide="ignore", invalid="ignore"):
-        return _m.mean((np.log(1 + a) - np.log(1 + p)) ** 2)
+        return _m.mean((_m.log(1 + a) - _m.log(1 + p)) ** 2)
 
 
 def rmsle(actual, predicted, *, _m: _Arithmetic = _EXACT) -> float:

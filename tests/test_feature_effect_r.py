@@ -194,18 +194,3 @@ def test_grid_size_field_equals_iml(r):
         fe = FeatureEffect(p, feature, method="pdp", grid_size=size)
         assert fe.grid_size == {k: int(v) for k, v in dict(field).items()}
 
-
-@pytest.mark.parametrize("name", ["fe_pdp_rf_boston", "fe_pdpice_rf_boston", "fe_pdpice_rf_iris_batch7",
-                                  "fe_pdp_center_sk_iris", "fe_pdp2d_sk_iris", "fe_pdp_int_mixed",
-                                  "fe_pdpice_gridpoints_cat", "fe_effects_pdpice_sk_iris"])
-def test_pdp_equals_iml_to_the_bit_when_both_call_one_model(r, name):
-    """Where both sides predict the same numbers (an R randomForest, a scikit-learn model inside
-    R's iml, the mixed data's closed form, whose arithmetic is the same in both languages),
-    pyiml's PDP adds them in the same order as data.table's ``mean`` in iml: no difference at
-    all, not just within the spec's tolerance."""
-    from parity import harness
-
-    spec = next(s for s in harness.load_specs() if s.name == name)
-    py, rr = harness._outputs(spec)
-    res = harness.compare_outputs(spec, py, rr)
-    assert res.passed and res.max_abs_diff == 0.0, (res.max_abs_diff, res.detail)

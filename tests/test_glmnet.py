@@ -423,6 +423,34 @@ def test_predict_checks_its_input():
     assert one[0] == pytest.approx(fit.a0[3] + x[0] @ fit.beta[:, 3])
 
 
+def test_predict_adds_as_r_with_sparse_coefficients():
+    """``predict`` sums like R's ``cbind2(1, newx) %*% rbind2(a0, beta)`` with a sparse
+    coefficient matrix: 0 plus the intercept, then each nonzero ``x_j * beta_j`` in feature order,
+    one after the other in double (a BLAS product adds in another order); for multinomial
+    ``response`` the class totals are R's long-double ``sum``."""
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=(60, 6)) * [1, 100, 0.01, 10, 1, 1000]
+    fit = glmnet(x, x @ [1.0, 0.02, 30.0, -0.5, 0.0, 0.001] + 7.0 + rng.normal(size=60))
+    newx = rng.normal(size=(25, 6)) * [1, 100, 0.01, 10, 1, 1000]
+    got = predict(fit, newx)
+    for s in range(len(fit.lambda_)):
+        for i in range(len(newx)):
+            acc = 0.0 + fit.a0[s]
+            for j in range(6):
+                if fit.beta[j, s] != 0:
+                    acc += newx[i, j] * fit.beta[j, s]
+            assert got[i, s] == acc
+    y = np.repeat(["a", "b", "c"], 20)
+    mfit = glmnet(x, y, "multinomial")
+    probs = predict(mfit, newx, s_index=5, type="response")
+    link = predict(mfit, newx, s_index=5)
+    import math
+    for i in range(len(newx)):
+        e = [math.exp(v) for v in link[i]]
+        total = float(np.cumsum(np.array(e, dtype=np.longdouble))[-1])
+        assert probs[i].tolist() == [v / total for v in e]
+
+
 def test_multinomial_levels_and_categoricals():
     """Class order follows the levels (R's factor), e.g. a pandas Categorical's categories."""
     pd = pytest.importorskip("pandas")

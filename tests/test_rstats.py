@@ -105,3 +105,26 @@ def test_row_medians_and_quantiles_equal_the_scalar_ones(rows, n, seed):
     probs = [0.0, 0.05, 0.5, 0.95, 1.0]
     np.testing.assert_array_equal(r_median_rows(m), [r_median(v) for v in m])
     np.testing.assert_array_equal(r_quantile7_rows(m, probs), np.array([r_quantile(v, probs, type=7) for v in m]))
+
+
+def test_r_exp_and_r_log_are_the_c_librarys():
+    """R's exp and log are the C library's (what math.exp / math.log call), element by element;
+    numpy's own vectorised versions differ from them in the last bit for many values."""
+    import math
+
+    from pyiml._algorithms.rstats import r_exp, r_log
+
+    x = np.random.default_rng(0).normal(size=(300, 7)) * 5
+    e = r_exp(x)
+    assert e.shape == x.shape
+    assert all(a == math.exp(b) for a, b in zip(e.ravel().tolist(), x.ravel().tolist()))
+    lg = r_log(np.abs(x))
+    assert all(a == math.log(abs(b)) for a, b in zip(lg.ravel().tolist(), x.ravel().tolist()))
+    # where C's result is a special value (math raises there): 0, inf, -inf, NaN as in C
+    edge = np.array([-1000.0, 1000.0, np.inf, -np.inf, np.nan, 0.0])
+    np.testing.assert_array_equal(r_exp(edge), [0.0, np.inf, np.inf, 0.0, np.nan, 1.0])
+    np.testing.assert_array_equal(r_log(np.array([0.0, -1.0, np.inf, np.nan, 1.0])),
+                                  [-np.inf, np.nan, np.inf, np.nan, 0.0])
+    x0 = x.copy()
+    r_exp(x)
+    np.testing.assert_array_equal(x, x0)   # inputs untouched

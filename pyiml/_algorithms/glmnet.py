@@ -60,7 +60,7 @@ from typing import List, Optional, Sequence
 
 import numpy as np
 
-from .rstats import r_seq_sum
+from .rstats import r_exp, r_seq_sum
 
 __all__ = ["GlmnetFit", "glmnet", "predict"]
 
@@ -1193,11 +1193,28 @@ def predict(fit: GlmnetFit, newx, s_index=None, type: str = "link") -> np.ndarra
     if ((idx < 0) | (idx >= nlam)).any():
         raise ValueError(f"s_index out of range: the path has {nlam} lambdas")
     if fit.family == "gaussian":
-        out = fit.a0[idx][None, :] + newx @ fit.beta[:, idx]
+        out = _sparse_link(newx, fit.a0[idx], fit.beta[:, idx])
         return out[:, 0] if scalar else out
     # multinomial: (m, nc, ns)
-    link = fit.a0[:, idx][None, :, :] + np.einsum("mp,cps->mcs", newx, fit.beta[:, :, idx])
-    if type == "response":
-        e = np.exp(link)
-        link = e / e.sum(axis=1, keepdims=True)
+    link = np.stack([_sparse_link(newx, fit.a0[c, idx], fit.beta[c][:, idx]) for c in range(fit.a0.shape[0])],
+                    axis=1)
+    if type == "response":   # R: exp(dp) / apply(exp(dp), c(2, 3), sum) (sum in long double)
+        e = r_exp(link)
+        total = np.cumsum(e.astype(np.longdouble), axis=1)[:, -1:].astype(float)
+        link = e / total
     return link[:, :, 0] if scalar else link
+
+
+def _sparse_link(newx: np.ndarray, a0: np.ndarray, beta: np.ndarray) -> np.ndarray:
+    """``cbind2(1, newx) %*% rbind2(a0, beta)`` as R computes it with a sparse coefficient
+    matrix (Matrix / CHOLMOD ``sdmult``): per row and lambda, 0 plus the intercept, then
+    ``x_j * beta_j`` for each nonzero coefficient in feature order, added one after the other
+    in double. Shape (m, len(a0))."""
+    out = np.zeros((newx.shape[0], a0.shape[0]))
+    out += np.where(a0 != 0, a0, 0.0)[None, :]
+    for j in range(beta.shape[0]):
+        b = beta[j]
+        nz = b != 0
+        if nz.any():
+            out += np.where(nz[None, :], newx[:, j:j + 1] * b[None, :], 0.0)
+    return out
