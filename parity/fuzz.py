@@ -465,33 +465,11 @@ def _verdict(case: FuzzCase, py: dict, r: dict, py_err, r_err, tolerance: float,
         return FuzzResult(case, "r-error", detail=r_err)
     if py_err and not r_err:
         return FuzzResult(case, "py-error", detail=py_err)
-    if what == "Interaction":   # H of constant grid predictions: 0/0 or noise/0, NaN or Inf alike
-        py, r = _undefined_h(py), _undefined_h(r)
     d, s, problems = _compare_values(py, r, what)
-    if what == "Interaction":
-        # H is a share of variance (0-1): where the model has no interaction both sides give
-        # rounding noise (1e-17-1e-15) that differs in relative terms, because iml averages
-        # each partial dependence in the order of permutations pyiml does not draw
-        # (docs/differences.md); below 1e-4 H is compared in absolute terms (1e-13)
-        s = max(s, 1e-4)
     ok = not problems and d <= tolerance * s
     if ok and py_err:
         return FuzzResult(case, "both-error", detail=f"pyiml: {py_err} | R: {r_err}")
     return FuzzResult(case, "pass" if ok else "FAIL", d, s, "; ".join(problems))
-
-
-def _undefined_h(out: dict) -> dict:
-    """``out`` with an infinite H made NaN. Where the grid rows' predictions are all equal (e.g.
-    probabilities saturated at 0 or 1) H divides by 0: iml gives NaN or Inf depending on whether
-    the rounding noise of the partial dependences, summed in its permutations' order, is exactly
-    0 (docs/differences.md); both mean "undefined"."""
-    res = out.get("results")
-    if not isinstance(res, pd.DataFrame) or ".interaction" not in res:
-        return out
-    res = res.copy()
-    h = res[".interaction"].to_numpy(dtype=float)
-    res[".interaction"] = np.where(np.isinf(h), np.nan, h)
-    return {**out, "results": res}
 
 
 # ---------------------------------------------------------------------------- chains

@@ -921,10 +921,8 @@ def _resolve_picks(picks: np.ndarray, n: int) -> np.ndarray:
     return np.where(prev < 0, picks, moved[np.maximum(prev, 0)])
 
 
-def _sample_noreplace(core: _Core, n: int, k: int) -> np.ndarray:
-    """R's ``sample.int(n, k)`` (k >= 2, no replacement, no hash) minus 1."""
-    picks = np.empty(k, dtype=np.int64)
-    # expected number of uniforms for the whole call, generated in one go
+def _noreplace_uniforms(n: int, k: int) -> float:
+    """Expected number of uniforms R's ``sample.int(n, k)`` (no replacement, no hash) uses."""
     total, i, nl = 0.0, 0, n
     while i < k:
         bits = _bits(nl)
@@ -933,7 +931,14 @@ def _sample_noreplace(core: _Core, n: int, k: int) -> np.ndarray:
         total += (bits // 16 + 1) * (1.0 if bits == 0 else (2.0 ** bits) * math.log(nl / (nl - need)))
         i += need
         nl -= need
-    core.reserve(_margin(total))
+    return total
+
+
+def _sample_noreplace(core: _Core, n: int, k: int) -> np.ndarray:
+    """R's ``sample.int(n, k)`` (k >= 2, no replacement, no hash) minus 1."""
+    picks = np.empty(k, dtype=np.int64)
+    # expected number of uniforms for the whole call, generated in one go
+    core.reserve(_margin(_noreplace_uniforms(n, k)))
     i = 0
     nl = n
     while i < k:
@@ -1396,6 +1401,9 @@ class RRandom(RandomSource):
 
     def permutations(self, n: int, m: int) -> np.ndarray:
         """``m`` successive permutations of ``range(n)`` as rows; R: ``m`` calls of ``sample.int(n) - 1``."""
+        n, m = _count(n, "n"), _count(m, "m")
+        if m > 1 and 2 <= n <= 1e7:   # the uniforms of all m, generated in one go
+            self._core.reserve(_margin(m * _noreplace_uniforms(n, n)))
         return super().permutations(n, m)
 
     def future_seeds(self, k: int) -> List[np.ndarray]:

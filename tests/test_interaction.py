@@ -99,12 +99,14 @@ def test_n_jobs_do_not_change_results(random_state):
             pd.testing.assert_frame_equal(a.results, b.results)
 
 
-@pytest.mark.parametrize("batch_size", [100_000, 64])
-def test_partial_dependences_are_r_means(batch_size):
-    """iml averages each partial dependence with ``dcast(..., fun.aggregate = mean)``, which is
-    R's ``mean``: a long-double sum in row order divided by n, plus R's correction pass (the
-    long-double sum of ``x - mean``, divided by n). pyiml computes the same in one batch and
-    across batches; without the correction pass several of these means differ in the last bit."""
+@pytest.mark.parametrize("batch_size", [100_000, 1000])
+@pytest.mark.parametrize("feature", [None, "a"])
+def test_partial_dependences_are_imls_means_in_imls_order(batch_size, feature):
+    """Under RRandom each partial dependence is iml's to the bit: R's ``mean`` (what
+    ``dcast(..., fun.aggregate = mean)`` computes: a long-double sum in row order divided by n,
+    plus R's correction pass) of the predictions in the order of the permutation iml's
+    MarginalGenerator draws for that grid row, from the feature's own stream after its grid rows
+    (overall: generators j, no.j; two-way: jk, j, k). In one batch and across batches."""
 
     def r_mean(v):
         x = np.asarray(v, dtype=float).astype(np.longdouble)
@@ -112,21 +114,28 @@ def test_partial_dependences_are_r_means(batch_size):
         return float(s + np.cumsum(x - s)[-1] / len(x))
 
     rng = np.random.default_rng(8)
-    n, G = 221, 12
+    n, G = 1500, 5   # predictions spread far more widely than their mean: the order decides last bits
     X = pd.DataFrame(rng.normal(size=(n, 3)), columns=list("abc"))
-    f = lambda d: 1e3 * np.sin(7 * d["a"].to_numpy() + 3 * d["b"].to_numpy() * d["c"].to_numpy())
-    ia = Interaction(Predictor(predict_function=f, data=X, batch_size=batch_size), grid_size=G, random_state=3)
-    for j in X.columns:
-        pdj = ia.partial_dependence[j]
-        for g, row in enumerate(pdj["grid"]):
-            design = X.copy()
-            design[j] = X[j].iloc[row]
-            mean_j = r_mean(f(design))
-            rest = X.copy()
-            for c in X.columns.drop(j):
-                rest[c] = X[c].iloc[row]
-            mean_no_j = r_mean(f(rest))
-            assert pdj["j"][g, 0] == mean_j and pdj["no.j"][g, 0] == mean_no_j
+    X["c"] = np.round(X["c"])       # repeated values: shared predictions, each added in its own order
+    f = lambda d: 1e3 * np.sin(7 * d["a"].to_numpy() + 3 * d["b"].to_numpy() * d["c"].to_numpy()) + 0.01
+    ia = Interaction(Predictor(predict_function=f, data=X, batch_size=batch_size), feature=feature, grid_size=G,
+                     random_state=RRandom(3))
+    evals = [c for c in X.columns if c != feature]
+    streams = RRandom(3).element_streams(len(evals))
+    for x, stream in zip(evals, streams):
+        grid = stream.choice(n, G)
+        fixed = [[x], [c for c in evals if c != x]] if feature is None else [[x, feature], [x], [feature]]
+        perms = stream.permutations(n, G * len(fixed)).reshape(len(fixed), G, n)
+        label = x if feature is None else f"{x}:{feature}"
+        kinds = ["j", "no.j"] if feature is None else ["jk", "j", "k"]
+        got = ia.partial_dependence[label]
+        np.testing.assert_array_equal(got["grid"], grid)
+        for kind, cols, order in zip(kinds, fixed, perms):
+            for g, row in enumerate(grid):
+                design = X.copy()
+                for c in cols:
+                    design[c] = X[c].iloc[row]
+                assert got[kind][g, 0] == r_mean(f(design)[order[g]]), (label, kind, g)
 
 
 def test_grid_size_equal_n_does_not_depend_on_seed():
