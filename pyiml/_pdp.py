@@ -328,8 +328,11 @@ class PDPPlan:
 
         self._sums = self._value = self._ice = self._V = self._W = None
         self._grp, self._first = _unique_first(self._grid_keys())   # grid row -> group of equal values
-        # whether iml's sums follow an order that per-grid-row sums cannot give (_group_sums)
-        self._ordered = self._first.size < G or (self.perms is not None and self.anchor_rows is None)
+        # whether iml's sums follow a known order that per-grid-row sums cannot give (_group_sums):
+        # the permutations drawn under RRandom, or (centred) merge's order; without either, iml's
+        # order is random and the cheaper per-grid-row sums serve as well
+        known = self.perms is not None or self.anchor_rows is not None
+        self._ordered = known and (self._first.size < G or self.anchor_rows is None)
         if self.method == "pdp" and (self._ordered or self.anchor_rows is not None):
             def reduce(s, e, vals):       # every prediction kept, in design order (as iml does)
                 if self._W is None:
