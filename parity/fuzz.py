@@ -169,6 +169,11 @@ def _random_data(rng: np.random.Generator, allow_ordered: bool = True, allow_unu
             else:
                 cols[name] = pd.Categorical(vals, categories=cats, ordered=(kind == "ordered"))
             levels[name] = cats
+        if kind in ("ties", "integer") and np.unique(cols[name]).size < 2:
+            # a constant feature: pyiml refuses any effect of it, iml only a one-feature effect
+            # (docs/differences.md); make it vary without another draw
+            cols[name] = cols[name].copy()
+            cols[name][0] += 1
         kinds[name] = {"num": "numerical", "ties": "numerical", "string": "categorical"}.get(kind, kind)
     return pd.DataFrame(cols), kinds, levels
 
