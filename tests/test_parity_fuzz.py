@@ -3,7 +3,7 @@ random model both sides call and random arguments of every method, follow-up cal
 
 A fixed set of seeds runs here (every method several times); ``python -m parity.fuzz --cases N``
 runs more. A case passes when both sides give the same results (columns, rows, levels, labels,
-values to 1e-9 relative); when iml fails the case must be one where pyiml deliberately differs
+values to the bit; with LocalModel, whose multinomial lasso is not bit-exact, to 1e-9 relative); when iml fails the case must be one where pyiml deliberately differs
 (docs/differences.md), which the generator avoids, so any R failure fails the test too.
 """
 import warnings
@@ -21,6 +21,8 @@ SEEDS = [(m, s) for m in METHODS for s in (11, 22, 33, 44)]
 @pytest.mark.parametrize("method,seed", SEEDS, ids=[f"{m}-{s}" for m, s in SEEDS])
 def test_random_case_matches_iml(r, method, seed):
     case = make_case(seed, method)
+    if method != "LocalModel":   # both sides call one model: iml's numbers to the bit (LocalModel's
+        case.tolerance = 0.0     # multinomial lasso agrees to about 1e-14: docs/differences.md)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         res = run_case(case)
@@ -33,6 +35,8 @@ def test_random_chain_under_one_seed_matches_iml(r, seed):
     leaves the generator where iml leaves it (these seeds mix PDP/ICE, FeatureEffects,
     FeatureImp, Shapley with explain(), Interaction and the methods that draw nothing)."""
     chain = make_chain(seed)
+    if "LocalModel" not in [s.method for s in chain.steps]:
+        chain.tolerance = 0.0
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         res = run_chain(chain)
