@@ -3,8 +3,9 @@ random model both sides call and random arguments of every method, follow-up cal
 
 A fixed set of seeds runs here (every method several times); ``python -m parity.fuzz --cases N``
 runs more. A case passes when both sides give the same results (columns, rows, levels, labels,
-values to the bit; with LocalModel, whose multinomial lasso is not bit-exact, to 1e-9 relative); when iml fails the case must be one where pyiml deliberately differs
-(docs/differences.md), which the generator avoids, so any R failure fails the test too.
+values to the bit; with LocalModel, whose multinomial lasso is not bit-exact, to 1e-9 relative);
+when iml fails the case must be one where pyiml deliberately differs (docs/differences.md), which
+the generator avoids, so any R failure fails the test too.
 """
 import warnings
 
