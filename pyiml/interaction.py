@@ -45,6 +45,17 @@ def h_statistic(f_all: np.ndarray, f_j: np.ndarray, f_k: np.ndarray) -> np.ndarr
         return np.sqrt(num / den)
 
 
+def _permutations(stream, n: int, m: int) -> np.ndarray:
+    """``m`` successive permutations of the n data rows from ``stream`` (R's ``sample(1:n, n)``),
+    as int32 where n allows, drawn at most about 4 million values at a time."""
+    out = np.empty((m, n), dtype=np.int32 if n < 2 ** 31 else np.int64)
+    step = max(1, 4_000_000 // max(n, 1))
+    for s in range(0, m, step):
+        e = min(m, s + step)
+        out[s:e] = stream.permutations(n, e - s)
+    return out
+
+
 def _shifted_means(P: np.ndarray) -> np.ndarray:
     """(B, k) means over axis 1 of P (B, n, k) in numpy's float64, taken around each block's
     first row: exactly that value when all n are equal (a model that ignores the features the
@@ -177,13 +188,12 @@ class Interaction(InterpretationMethod):
             # iml: one seeded future_lapply element per feature, which draws the grid rows and then,
             # for each MarginalGenerator (overall: j, no.j; two-way: jk, j, k), one permutation of
             # the data rows per grid row; they order the rows each partial dependence adds up.
-            # Feature by feature: the permutations of one feature at a time are kept.
+            # Generator by generator: only one generator's G permutations are kept at a time.
             grids, triples = [], []
             for x, stream in zip(evals, rs.element_streams(len(evals))):
                 grid = np.asarray(stream.choice(n, G), dtype=np.intp)
-                requests = self._requests(x, evals, grid)
-                perms = np.asarray(stream.permutations(n, G * len(requests)), dtype=np.intp)
-                pds = self._partial_dependences(requests, orders=list(perms.reshape(len(requests), G, n)))
+                pds = [self._partial_dependences([req], orders=[_permutations(stream, n, G)])[0]
+                       for req in self._requests(x, evals, grid)]
                 if overall:
                     f_grid = self.predictor.predict_batched(G, lambda s, e: X.iloc[grid[s:e]])
                     pds = [f_grid] + pds
@@ -301,11 +311,8 @@ class Interaction(InterpretationMethod):
             return p.predict_array(gather_design(data, enc, dict.fromkeys(names, rows), patches))
 
         def means_of(P: np.ndarray, orders: list) -> np.ndarray:
-            """(len(orders), k) means of one block's predictions P (n, k)."""
-            if len(orders) == 1 and orders[0] is None:
-                return _shifted_means(P[None])
-            idx = np.stack([np.arange(n) if o is None else o for o in orders])
-            return r_means(P[idx], axis=1)
+            """(len(orders), k) means of one block's predictions P (n, k), one order at a time."""
+            return np.stack([_shifted_means(P[None])[0] if o is None else r_means(P[o], axis=0) for o in orders])
 
         if n <= bs:
             per = bs // n
