@@ -94,8 +94,10 @@ class Interaction(InterpretationMethod):
     random_state : None, int, numpy.random.Generator or RRandom
         With :class:`pyiml.RRandom` each feature's grid rows are the ones iml draws after
         ``set.seed`` (one L'Ecuyer stream per feature, as ``future.apply(future.seed = TRUE)``
-        gives them), so results equal iml's. With a numpy source one grid is drawn and shared by
-        all features, which lets pyiml reuse partial dependences across features.
+        gives them), and so are the permutations of the data rows iml draws next, which set the
+        order each partial dependence is added up in: results equal iml's to the bit. With a
+        numpy source one grid is drawn and shared by all features, which lets pyiml reuse
+        partial dependences across features, and no permutations are drawn.
     n_jobs : int, default 1
         Threads over features, kept only where they are measured to pay (see
         docs/differences.md); results do not depend on it.
@@ -117,10 +119,10 @@ class Interaction(InterpretationMethod):
 
     Notes
     -----
-    Every one-feature partial dependence is computed once per distinct value and reused (for
-    the two-way statistic, the partial dependence on ``feature`` is shared by all features);
-    the model is called on at most ``batch_size`` rows at a time (iml predicts everything in
-    one call).
+    The predictions of a one- or two-feature partial dependence are computed once per distinct
+    value and reused (with a numpy source, the two-way statistic's partial dependence on
+    ``feature`` is shared by all features); the model is called on at most ``batch_size`` rows
+    at a time (iml predicts everything in one call).
 
     Examples
     --------
@@ -288,10 +290,10 @@ class Interaction(InterpretationMethod):
         A mean in a given order is R's ``mean`` (iml's ``dcast(..., fun.aggregate = mean)``): a
         sequential long-double sum with R's correction pass, in that order, so the means equal
         iml's to the bit. A mean in data order (no order given: a numpy random source, whose
-        results are not iml's anyway) is numpy's (around the block's first value), several times faster. Either way a feature the
-        model ignores gets exactly constant partial dependences (H exactly 0, as in iml). Blocks
-        longer than ``batch_size`` are predicted in pieces and their n predictions kept until
-        the block's means are taken."""
+        results are not iml's anyway) is numpy's, around the block's first value, several times
+        faster. Either way a feature the model ignores gets exactly constant partial dependences
+        (H exactly 0, as in iml). Blocks longer than ``batch_size`` are predicted in pieces and
+        their n predictions kept until the block's means are taken."""
         data, p = self.sampler, self.predictor
         n, bs, B = data.n_rows, p.batch_size, len(vrows)
         names = data.feature_names

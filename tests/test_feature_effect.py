@@ -726,7 +726,7 @@ def _pdp_reference(f, X, feature, grid_values, perms, anchor=None):
 
 @pytest.mark.parametrize("feature,method,center", [
     ("a", "pdp", None), ("a", "pdp+ice", None), ("k", "pdp", None), ("k", "pdp+ice", None),
-    ("k", "pdp", 2.0), ("k", "pdp+ice", 2.0)])
+    ("k", "pdp", 2.0), ("k", "pdp+ice", 2.0), ("a", "pdp", 0.5), ("a", "pdp+ice", 0.5)])
 def test_pdp_adds_in_imls_order_under_rrandom(feature, method, center):
     """Under RRandom the PDP is iml's to the bit: the same additions in the same order (the
     integer feature's rounded grid repeats values, so some PDP values add several grid rows)."""
