@@ -934,6 +934,31 @@ def _noreplace_uniforms(n: int, k: int) -> float:
     return total
 
 
+_TAIL = 256
+_TAIL_MASKS = [0] + [(1 << _bits(v)) - 1 for v in range(1, _TAIL + 1)]   # by bound nl
+
+
+def _tail_picks(core: _Core, picks: np.ndarray, i: int, k: int, nl: int) -> int:
+    """Picks ``i..k-1`` of :func:`_sample_noreplace` once the bound ``nl`` is at most 256: each
+    candidate is one uniform's 16 bits masked to ``bits(nl)`` bits (R's ``rbits``), accepted iff
+    below ``nl``, which then drops by one. Returns k."""
+    while i < k:
+        count = _margin(_noreplace_uniforms(nl, k - i))
+        u = (core.take(count) * 65536.0).astype(np.int64).tolist()
+        pos = 0
+        for x in u:
+            pos += 1
+            x &= _TAIL_MASKS[nl]
+            if x < nl:
+                picks[i] = x
+                i += 1
+                nl -= 1
+                if i == k:
+                    break
+        core.untake(count - pos)
+    return i
+
+
 def _sample_noreplace(core: _Core, n: int, k: int) -> np.ndarray:
     """R's ``sample.int(n, k)`` (k >= 2, no replacement, no hash) minus 1."""
     picks = np.empty(k, dtype=np.int64)
@@ -942,6 +967,9 @@ def _sample_noreplace(core: _Core, n: int, k: int) -> np.ndarray:
     i = 0
     nl = n
     while i < k:
+        if nl <= _TAIL:   # the last bit levels: one uniform per candidate, one plain loop
+            i = _tail_picks(core, picks, i, k, nl)
+            break
         bits = _bits(nl)
         low = (1 << (bits - 1)) if bits > 0 else 0
         need = min(k - i, nl - low)
