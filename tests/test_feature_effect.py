@@ -744,3 +744,18 @@ def test_pdp_adds_in_imls_order_under_rrandom(feature, method, center):
     if feature == "k":
         assert len(pdp) < len(grid)       # repeated grid values: one PDP row each
     assert dict(zip(pdp[feature].tolist(), pdp[".value"].tolist())) == ref
+
+
+def test_pdp_on_a_single_grid_point():
+    """iml fails here (its predict function is approxfun of one point); pyiml returns the PDP
+    and predicts it at that point (everywhere with extrapolate=True, as approxfun's rule = 2)."""
+    X = pd.DataFrame({"a": np.linspace(-1, 1, 30), "b": np.linspace(0, 1, 30) ** 2})
+    f = lambda d: (2 * d["a"] + d["b"]).to_numpy()
+    fe = FeatureEffect(Predictor(predict_function=f, data=X), "a", method="pdp+ice", grid_points=[0.0])
+    pdp = fe.results[fe.results[".type"] == "pdp"]
+    assert pdp["a"].tolist() == [0.0] and len(fe.results) == 1 + len(X)
+    assert pdp[".value"].iloc[0] == pytest.approx(X["b"].mean())
+    new = pd.DataFrame({"a": [0.0, 0.5, -2.0]})
+    got = fe.predict(new)
+    assert got[0] == pytest.approx(X["b"].mean()) and np.isnan(got[1:]).all()
+    np.testing.assert_allclose(fe.predict(new, extrapolate=True), X["b"].mean())
