@@ -1211,7 +1211,7 @@ def _sparse_link(newx: np.ndarray, a0: np.ndarray, beta: np.ndarray) -> np.ndarr
     ``x_j * beta_j`` for each nonzero coefficient in feature order, added one after the other
     in double. Shape (m, len(a0))."""
     out = np.zeros((newx.shape[0], a0.shape[0]))
-    out += np.where(a0 != 0, a0, 0.0)[None, :]
+    out += a0[None, :]
     for j in range(beta.shape[0]):
         b = beta[j]
         nz = b != 0

@@ -67,16 +67,7 @@ def r_mean(x) -> float:
 
     Returns NaN for an empty vector, as R does.
     """
-    x = np.asarray(x, dtype=float).ravel()
-    n = x.size
-    if n == 0:
-        return float("nan")
-    xl = x.astype(_LD)
-    s = np.cumsum(xl)[-1] / n
-    if np.isfinite(float(s)):   # R: R_FINITE((double) s)
-        t = np.cumsum(xl - s)[-1]
-        s = s + t / n
-    return float(s)
+    return float(r_means(np.asarray(x, dtype=float).ravel()))
 
 
 def r_means(x, axis: int = 0) -> np.ndarray:
@@ -88,9 +79,10 @@ def r_means(x, axis: int = 0) -> np.ndarray:
     if n == 0:
         return np.full(np.delete(xl.shape, axis), np.nan)
     s = np.cumsum(xl, axis=axis).take(-1, axis=axis) / n
-    xl -= np.expand_dims(s, axis)
-    t = np.cumsum(xl, axis=axis).take(-1, axis=axis)
-    return np.where(np.isfinite(s.astype(float)), s + t / n, s).astype(float)
+    with np.errstate(invalid="ignore"):   # an infinite first mean skips the pass, as in R
+        xl -= np.expand_dims(s, axis)
+        t = np.cumsum(xl, axis=axis).take(-1, axis=axis)
+        return np.where(np.isfinite(s.astype(float)), s + t / n, s).astype(float)
 
 
 def r_col_means(m) -> np.ndarray:
