@@ -474,6 +474,14 @@ def _verdict(case: FuzzCase, py: dict, r: dict, py_err, r_err, tolerance: float,
     ok = not problems and d <= tolerance * s
     if ok and py_err:
         return FuzzResult(case, "both-error", detail=f"pyiml: {py_err} | R: {r_err}")
+    if not ok and what == "chain":  # name the calls that differ (a chain's outputs are keyed by call)
+        differ = []
+        for name in py:
+            if name in r:
+                dk, sk, pk = _compare_values(py[name], r[name], what)
+                if pk or dk > tolerance * sk:
+                    differ.append(f"{name} (diff {dk:.3g})")
+        problems = problems + [f"differing: {', '.join(differ)}"] if differ else problems
     return FuzzResult(case, "pass" if ok else "FAIL", d, s, "; ".join(problems))
 
 
@@ -528,7 +536,7 @@ def run_chain(chain: ChainCase) -> FuzzResult:
 
     features = chain.data.drop(columns=chain.y)
     how = {"predict_function": chain.model}
-    specs = [Spec(name=f"chain{chain.seed}-{i + 1}", method=s.method, seed=None, tolerance=chain.tolerance,
+    specs = [Spec(name=f"chain{chain.seed}-{i + 1}-{s.method}", method=s.method, seed=None, tolerance=chain.tolerance,
                   params=s.params, calls=s.calls) for i, s in enumerate(chain.steps)]
     py_err = r_err = None
     py, r = {}, {}

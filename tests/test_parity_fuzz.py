@@ -42,3 +42,16 @@ def test_random_chain_under_one_seed_matches_iml(r, seed):
         warnings.simplefilter("ignore")
         res = run_chain(chain)
     assert res.status == "pass", f"{chain.recipe()}: {res.status} diff {res.max_abs_diff:.3g} {res.detail}"
+
+
+def test_chain_failure_names_the_differing_calls():
+    """A failing chain's detail names each call whose outputs differ (and only those)."""
+    from parity.fuzz import _verdict
+
+    chain = make_chain(3)
+    py = {"c-1-FeatureImp": [1.0, 2.0], "c-2-Shapley": [3.0, 4.0 + 1e-6]}
+    r = {"c-1-FeatureImp": [1.0, 2.0], "c-2-Shapley": [3.0, 4.0]}
+    res = _verdict(chain.steps[0], py, r, None, None, 0.0, "chain")
+    assert res.status == "FAIL"
+    assert "differing: c-2-Shapley (diff 1e-06)" in res.detail and "FeatureImp" not in res.detail
+    assert _verdict(chain.steps[0], r, r, None, None, 0.0, "chain").status == "pass"
