@@ -36,6 +36,8 @@ __all__ = ["plot_feature_effect", "plot_feature_effects", "y_axis_label", "GGPLO
 #: ggplot2's default continuous fill scale (``scale_fill_continuous``): dark to light blue.
 GGPLOT_FILL = LinearSegmentedColormap.from_list("ggplot_fill", ["#132B43", "#56B1F7"])
 _HAT_Y = r"$\hat{y}$"
+#: ggplot2 sizes are in mm; one mm is 72.27 / 25.4 points
+_PT = 72.27 / 25.4
 
 
 def y_axis_label(fe) -> str:
@@ -112,39 +114,42 @@ def _draw_1d(fig, ax, fe, res: pd.DataFrame, rug: bool, ylim, ylabel: Optional[s
     data_x = fe.predictor.data.X[f]
     if fe.feature_type[0] == "categorical":
         levels = _levels(res[f])
-        pos = {str(v): i for i, v in enumerate(levels)}
+        pos = {str(v): i for i, v in enumerate(levels, start=1)}
         if fe.method in ("ice", "pdp+ice"):
             ice = res[res[".type"] == "ice"]
             groups = [ice.loc[ice[f].astype(str) == str(v), ".value"].to_numpy() for v in levels]
-            ax.boxplot(groups, positions=list(range(len(levels))), widths=0.75,
-                       medianprops={"color": "black"}, flierprops={"markersize": 3})
+            _boxplot(ax, groups, list(range(1, len(levels) + 1)))
         else:
             xs = np.array([pos[str(v)] for v in res[f]])
             ax.bar(xs, res[".value"].to_numpy(dtype=float), width=0.9, color="#595959")
-        ax.set_xticks(range(len(levels)))
+        ax.set_xticks(range(1, len(levels) + 1))
         ax.set_xticklabels([str(v) for v in levels])
         if rug:
             codes = np.array([pos.get(str(v), np.nan) for v in data_x])
             _rug(ax, codes[~np.isnan(codes)], "x", 0.07, 1)
     else:
         if fe.method in ("ice", "pdp+ice"):
-            ice = res[res[".type"] == "ice"]
-            ids = ice[".id"].to_numpy(dtype=np.int64)
-            x = ice[f].to_numpy(dtype=float)
-            y = ice[".value"].to_numpy(dtype=float)
+            # iml: geom_line(group = .id) over all rows, so the PDP rows (.id NA) are one more
+            # thin line, after the ICE lines
+            ids = res[".id"].to_numpy(dtype=float, na_value=np.nan)
+            ids[np.isnan(ids)] = (np.nanmax(ids) if np.isfinite(ids).any() else 0.0) + 1.0
+            x = res[f].to_numpy(dtype=float)
+            y = res[".value"].to_numpy(dtype=float)
             order = np.lexsort((x, ids))
             ids, x, y = ids[order], x[order], y[order]
             cuts = np.flatnonzero(np.diff(ids)) + 1
             segs = [np.column_stack(p) for p in zip(np.split(x, cuts), np.split(y, cuts))]
             from matplotlib.collections import LineCollection
 
-            ax.add_collection(LineCollection(segs, colors="black", alpha=0.2, linewidths=0.5))
+            ax.add_collection(LineCollection(segs, colors="black", alpha=0.2, linewidths=0.5 * _PT))
             ax.autoscale_view()
         curve = res[res[".type"] != "ice"]
         if fe.method == "pdp+ice":
-            ax.plot(curve[f].to_numpy(dtype=float), curve[".value"].to_numpy(dtype=float), color="gold", linewidth=3)
+            ax.plot(curve[f].to_numpy(dtype=float), curve[".value"].to_numpy(dtype=float), color="gold",
+                    linewidth=2 * _PT)
         elif fe.method in ("ale", "pdp"):
-            ax.plot(curve[f].to_numpy(dtype=float), curve[".value"].to_numpy(dtype=float), color="black")
+            ax.plot(curve[f].to_numpy(dtype=float), curve[".value"].to_numpy(dtype=float), color="black",
+                    linewidth=0.5 * _PT)
         if rug:
             xv = data_x.to_numpy(dtype=float)
             _rug(ax, xv, "x", _numeric_width(fe, 0, xv), 1)
@@ -153,6 +158,18 @@ def _draw_1d(fig, ax, fe, res: pd.DataFrame, rug: bool, ylim, ylabel: Optional[s
         ax.set_ylabel(ylabel)
     if ylim is not None:
         ax.set_ylim(*ylim)
+
+
+def _boxplot(ax, groups, positions) -> None:
+    """ggplot's ``geom_boxplot``: white boxes 0.75 wide (``stat_boxplot``) with grey20 outlines, whiskers to the
+    farthest value within 1.5 IQR of the hinges, no caps, outliers as points."""
+    grey20 = "#333333"
+    ax.boxplot(groups, positions=positions, widths=0.75, patch_artist=True, showcaps=False, manage_ticks=False,
+               boxprops={"facecolor": "white", "edgecolor": grey20, "linewidth": 0.5 * _PT},
+               whiskerprops={"color": grey20, "linewidth": 0.5 * _PT},
+               medianprops={"color": grey20, "linewidth": _PT},
+               flierprops={"marker": "o", "markersize": 1.5 * _PT, "markerfacecolor": grey20,
+                           "markeredgecolor": grey20})
 
 
 # ---------------------------------------------------------------------------- two features
@@ -192,14 +209,14 @@ def _draw_2d(fig, ax, fe, res: pd.DataFrame, rug: bool, show_data: bool, label: 
     elif (t1 == "categorical") == (t2 == "categorical"):
         if t1 == "categorical":
             lv1, lv2 = _levels(res[f1]), _levels(res[f2])
-            p1 = {str(v): i for i, v in enumerate(lv1)}
-            p2 = {str(v): i for i, v in enumerate(lv2)}
+            p1 = {str(v): i for i, v in enumerate(lv1, start=1)}
+            p2 = {str(v): i for i, v in enumerate(lv2, start=1)}
             xs = np.array([p1[str(v)] for v in res[f1]], dtype=float)
             ys = np.array([p2[str(v)] for v in res[f2]], dtype=float)
             w = h = 1.0
-            ax.set_xticks(range(len(lv1)))
+            ax.set_xticks(range(1, len(lv1) + 1))
             ax.set_xticklabels([str(v) for v in lv1])
-            ax.set_yticks(range(len(lv2)))
+            ax.set_yticks(range(1, len(lv2) + 1))
             ax.set_yticklabels([str(v) for v in lv2])
         else:
             xs = res[f1].to_numpy(dtype=float)
@@ -241,7 +258,7 @@ def _draw_2d(fig, ax, fe, res: pd.DataFrame, rug: bool, show_data: bool, label: 
 
 def _axis_values(data_col: pd.Series, res_col: pd.Series) -> np.ndarray:
     levels = _levels(res_col)
-    pos = {str(v): i for i, v in enumerate(levels)}
+    pos = {str(v): i for i, v in enumerate(levels, start=1)}
     vals = np.array([pos.get(str(v), np.nan) for v in data_col], dtype=float)
     return vals[~np.isnan(vals)]
 

@@ -1,0 +1,413 @@
+"""The geometry of pyiml's plots against iml's ggplot layers, built live in R (marker ``r``).
+
+For every plot variant the same object is computed in pyiml and in iml (through
+``r_bridge``); R's ``ggplot2::ggplot_build(plot(obj))$data`` gives per layer the geom and its
+coordinates (``x``, ``y``, ``xmin``/``xmax``/``ymin``/``ymax``, boxplot statistics, groups, panels),
+and the matplotlib Figure's artists give pyiml's (Line2D data, LineCollection segments,
+Rectangle / PatchCollection extents, PathCollection offsets, boxplot parts, rug ticks). Both are
+reduced to the same description per panel: lines (one per group, as ``geom_line`` draws them in x
+order; segments as two-point lines), rectangles ``(xmin, xmax, ymin, ymax)``, points, boxplots
+``(xmin, xmax, whisker low, lower, middle, upper, whisker high)`` with their outliers, and rugs.
+Numbers agree to 1e-10 of their scale; ggplot's ``coord_flip`` swaps x and y; discrete axes sit at
+ggplot's positions 1..K on both sides. Rugs are jittered at random by ggplot (and with a fixed seed
+by pyiml): they are compared by count, by the jitter width (iml's ``position_jitter`` parameters)
+and by every tick lying within that width of its data value.
+
+``FeatureEffects$plot()`` needs the patchwork package, which the project does not install: its
+panels are compared one by one with iml's own ``effects[[f]]$plot(ylim = ylim)``, the calls
+``FeatureEffects$plot(fixed_y = TRUE)`` makes before handing them to patchwork.
+"""
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import numpy as np
+import pandas as pd
+import pytest
+from matplotlib.collections import LineCollection, PatchCollection, PathCollection
+from matplotlib.lines import Line2D
+from matplotlib.patches import PathPatch, Rectangle
+
+from pyiml import (FeatureEffect, FeatureEffects, FeatureImp, Interaction, LocalModel, Predictor, RRandom, Shapley,
+                   TreeSurrogate)
+
+pytestmark = pytest.mark.r
+
+# ---------------------------------------------------------------------------- data and models
+N = 30
+
+
+def _data() -> pd.DataFrame:
+    """Two numerical and two categorical features; ``c1`` follows ``x1`` (high: "a", low: "b"),
+    so ALE orders its levels b, c, a rather than alphabetically."""
+    rng = np.random.default_rng(7)
+    x1 = np.round(rng.uniform(0, 10, N), 2)
+    c1 = np.where(x1 < 3, "b", np.where(x1 < 6.5, "c", "a"))
+    flip = rng.uniform(size=N) < 0.15
+    c1[flip] = rng.choice(["a", "b", "c"], flip.sum())
+    return pd.DataFrame({
+        "x1": x1,
+        "x2": np.round(rng.normal(size=N), 2),
+        "c1": pd.Categorical(c1, categories=["a", "b", "c"]),
+        "c2": pd.Categorical(rng.choice(["u", "v"], N), categories=["u", "v"]),
+    })
+
+
+X = _data()
+
+
+def _score(d: pd.DataFrame) -> np.ndarray:
+    x1, x2 = d["x1"].to_numpy(dtype=float), d["x2"].to_numpy(dtype=float)
+    c1, c2 = np.asarray(d["c1"].astype(str)), np.asarray(d["c2"].astype(str))
+    return x1 + 2 * x2 + 3 * (c1 == "b") - 2 * (c1 == "c") + 0.1 * x1 * x2 + 0.5 * x1 * (c2 == "v")
+
+
+def f(d: pd.DataFrame) -> pd.DataFrame:
+    return pd.DataFrame({"pred": _score(d)})
+
+
+def f_multi(d: pd.DataFrame) -> pd.DataFrame:
+    p = 1 / (1 + np.exp(-(_score(d) - 6) / 4))
+    return pd.DataFrame({"yes": p, "no": 1 - p})
+
+
+_SCORE_R = ("(newdata$x1 + 2 * newdata$x2 + 3 * (newdata$c1 == 'b') - 2 * (newdata$c1 == 'c') + "
+            "0.1 * newdata$x1 * newdata$x2 + 0.5 * newdata$x1 * (newdata$c2 == 'v'))")
+F_R = f"function(newdata) data.frame(pred = {_SCORE_R})"
+F_MULTI_R = f"function(newdata) {{ p <- 1 / (1 + exp(-({_SCORE_R} - 6) / 4)); data.frame(yes = p, no = 1 - p) }}"
+Y = pd.Series(_score(X) + np.round(np.sin(np.arange(N)), 2), name="y")
+
+
+@pytest.fixture(scope="module")
+def preds(r):
+    """pyiml and iml predictors of the same closed-form models (with the target ``y``)."""
+    from r_bridge import RFunction
+    from r_bridge import iml as riml
+
+    return {
+        "one": (Predictor(predict_function=f, data=X, y=Y), riml.r_predictor(data=X, y=Y, model=RFunction(F_R))),
+        "multi": (Predictor(predict_function=f_multi, data=X),
+                  riml.r_predictor(data=X, model=RFunction(F_MULTI_R))),
+    }
+
+
+# ---------------------------------------------------------------------------- R side
+_R_GEOMS = r"""function(p) {
+  b <- ggplot2::ggplot_build(p)
+  cols <- c("x", "y", "xmin", "xmax", "ymin", "ymax", "xend", "yend", "lower", "middle", "upper", "group", "PANEL")
+  layers <- lapply(seq_along(b$data), function(i) {
+    d <- b$data[[i]]
+    lay <- p$layers[[i]]
+    num <- lapply(d[intersect(cols, names(d))], function(v) as.numeric(unclass(v)))
+    pos <- lay$position
+    list(geom = class(lay$geom)[1],
+         data = as.data.frame(num),
+         colour = if (is.null(d$colour)) character(0) else as.character(d$colour),
+         alpha = if (is.null(d$alpha)) numeric(0) else as.numeric(d$alpha),
+         jitter = c(if (is.null(pos$width)) NA_real_ else pos$width, if (is.null(pos$height)) NA_real_ else pos$height),
+         sides = if (is.null(lay$geom_params$sides)) "" else lay$geom_params$sides,
+         outliers = if (is.null(d$outliers)) list() else lapply(d$outliers, as.numeric))
+  })
+  lay <- b$layout$layout
+  facet <- setdiff(names(lay), c("PANEL", "ROW", "COL", "SCALE_X", "SCALE_Y"))
+  list(flip = inherits(p$coordinates, "CoordFlip"), layers = layers,
+       panels = as.numeric(lay$PANEL),
+       facets = if (length(facet)) as.character(lay[[facet[1]]]) else character(0))
+}"""
+
+
+def _vec(v) -> np.ndarray:
+    return np.atleast_1d(np.asarray(v if v is not None else [], dtype=float))
+
+
+def r_geometry(r, code: str, **objects) -> dict:
+    """The geometry of the ggplot that R ``code`` returns: ``{panel label: description}`` (label
+    "" without facets) and the list of geoms in layer order."""
+    from r_bridge import convert
+    from r_bridge.iml import ImlObject
+
+    env = {k: (v.r_object if isinstance(v, ImlObject) else v) for k, v in objects.items()}
+    return _r_describe(convert.r2py(r.r_call(_R_GEOMS, r.r_eval(code, **env))))
+
+
+def _r_describe(out: dict) -> dict:
+    flip = bool(out["flip"])
+    facets = [str(v) for v in np.atleast_1d(out["facets"])] if len(np.atleast_1d(out["facets"])) else [""]
+    panels = {label: _empty() for label in facets}
+    geoms = []
+    for lay in out["layers"]:
+        geom = str(lay["geom"])
+        geoms.append(geom)
+        d = lay["data"]
+        if flip:
+            d = d.rename(columns={"x": "y", "y": "x", "xmin": "ymin", "xmax": "ymax", "ymin": "xmin", "ymax": "xmax",
+                                  "xend": "yend", "yend": "xend"})
+        colour = np.atleast_1d(lay["colour"]).astype(str)
+        alpha = _vec(lay["alpha"])
+        outl = lay["outliers"] if isinstance(lay["outliers"], list) else []
+        for k, label in enumerate(facets):
+            sel = (d["PANEL"].to_numpy() == k + 1)
+            sub = d[sel].reset_index(drop=True)
+            desc = panels[label]
+            if geom == "GeomLine":
+                for g in sorted(set(sub["group"].tolist())):       # ggplot draws groups in order
+                    rows = sub[sub["group"] == g].sort_values("x", kind="stable")
+                    idx = np.flatnonzero(sel)[rows.index.to_numpy()]
+                    desc["lines"].append(dict(x=rows["x"].to_numpy(), y=rows["y"].to_numpy(), colour=colour[idx[0]],
+                                              alpha=alpha[idx[0]] if alpha.size else np.nan, layer=len(geoms) - 1))
+            elif geom == "GeomSegment":
+                for _, row in sub.iterrows():
+                    desc["lines"].append(dict(x=np.array([row["x"], row["xend"]]), y=np.array([row["y"], row["yend"]]),
+                                              colour="", alpha=np.nan, layer=len(geoms) - 1))
+            elif geom in ("GeomCol", "GeomBar", "GeomRect", "GeomTile"):
+                desc["rects"].append(_rects(sub["xmin"], sub["xmax"], sub["ymin"], sub["ymax"]))
+            elif geom == "GeomPoint":
+                desc["points"].append(np.column_stack([sub["x"], sub["y"]]))
+            elif geom == "GeomBoxplot":
+                desc["boxes"].append(np.column_stack([sub[c] for c in ("xmin", "xmax", "ymin", "lower", "middle",
+                                                                        "upper", "ymax")]))
+                desc["outliers"].append([np.sort(_vec(outl[i])) for i in np.flatnonzero(sel)])
+            elif geom == "GeomRug":
+                sides = str(lay["sides"])
+                w, h = _vec(lay["jitter"])
+                desc["rug_x"].append((sub["x"].to_numpy(), w))
+                if "l" in sides:
+                    desc["rug_y"].append((sub["y"].to_numpy(), h))
+            else:  # pragma: no cover - a geom this test does not know
+                raise AssertionError(f"unexpected geom {geom}")
+    return {"panels": panels, "geoms": geoms}
+
+
+def _empty() -> dict:
+    return {"lines": [], "rects": [], "points": [], "boxes": [], "outliers": [], "rug_x": [], "rug_y": []}
+
+
+def _rects(xmin, xmax, ymin, ymax) -> np.ndarray:
+    a = np.column_stack([np.asarray(v, dtype=float) for v in (xmin, xmax, ymin, ymax)])
+    return np.column_stack([np.minimum(a[:, 0], a[:, 1]), np.maximum(a[:, 0], a[:, 1]),
+                            np.minimum(a[:, 2], a[:, 3]), np.maximum(a[:, 2], a[:, 3])])
+
+
+# ---------------------------------------------------------------------------- pyiml side
+def py_geometry(fig) -> dict:
+    """The same description of a pyiml Figure: ``{panel title: description}`` (colour bars
+    skipped; "" for a figure with one panel)."""
+    axes = [a for a in fig.axes if a.get_label() != "<colorbar>"]
+    panels = {}
+    for ax in axes:
+        label = ax.get_title() if len(axes) > 1 else ""
+        assert label not in panels, f"two panels titled {label!r}"
+        panels[label] = _py_describe(ax)
+    return panels
+
+
+def _draw_order(ax) -> list:
+    kids = [a for a in ax.get_children() if isinstance(a, (Line2D, LineCollection, PatchCollection, PathCollection,
+                                                           Rectangle, PathPatch)) and a is not ax.patch]
+    kids = [a for a in kids if not (isinstance(a, Rectangle) and a in ax.spines.values())]
+    return sorted(kids, key=lambda a: a.get_zorder())       # stable: matplotlib's drawing order
+
+
+def _py_describe(ax) -> dict:
+    desc = _empty()
+    desc["order"] = []
+    arts = _draw_order(ax)
+    boxes = [a for a in arts if isinstance(a, PathPatch)]
+    box_parts = []
+    for a in arts:
+        if isinstance(a, LineCollection):
+            trans = a.get_transform()
+            segs = [np.asarray(s, dtype=float) for s in a.get_segments()]
+            if trans is ax.get_xaxis_transform():
+                desc["rug_x"].append(np.array([s[0, 0] for s in segs]))
+                desc["order"].append("rug")
+            elif trans is ax.get_yaxis_transform():
+                desc["rug_y"].append(np.array([s[0, 1] for s in segs]))
+                desc["order"].append("rug")
+            else:
+                colour = matplotlib.colors.to_hex(a.get_edgecolor()[0]) if len(a.get_edgecolor()) else ""
+                for s in segs:
+                    desc["lines"].append(dict(x=s[:, 0], y=s[:, 1], colour=colour, alpha=a.get_alpha(), artist=a))
+                desc["order"].append("lines")
+        elif isinstance(a, Line2D):
+            if boxes:
+                box_parts.append(a)
+                continue
+            desc["lines"].append(dict(x=np.asarray(a.get_xdata(), dtype=float), y=np.asarray(a.get_ydata(), dtype=float),
+                                      colour=matplotlib.colors.to_hex(a.get_color()), alpha=a.get_alpha(), artist=a))
+            desc["order"].append("lines")
+        elif isinstance(a, PatchCollection):
+            ext = [p.vertices for p in a.get_paths()]
+            desc["rects"].append(_rects([v[:, 0].min() for v in ext], [v[:, 0].max() for v in ext],
+                                        [v[:, 1].min() for v in ext], [v[:, 1].max() for v in ext]))
+            desc["order"].append("rects")
+        elif isinstance(a, PathCollection):
+            desc["points"].append(np.asarray(a.get_offsets(), dtype=float))
+            desc["order"].append("points")
+        elif isinstance(a, Rectangle):
+            x0, y0, w, h = a.get_x(), a.get_y(), a.get_width(), a.get_height()
+            if desc["order"][-1:] != ["rects"]:
+                desc["rects"].append(np.empty((0, 4)))
+                desc["order"].append("rects")
+            desc["rects"][-1] = np.vstack([desc["rects"][-1], _rects([x0], [x0 + w], [y0], [y0 + h])])
+    if boxes:
+        desc["boxes"], desc["outliers"] = _py_boxes(boxes, box_parts)
+        desc["order"].append("boxes")
+    return desc
+
+
+def _py_boxes(boxes, parts):
+    """Boxplots from their artists: box patches, vertical whiskers, horizontal medians, fliers."""
+    rows, outliers = [], []
+    whiskers = [p for p in parts if p.get_linestyle() != "None" and np.ptp(p.get_xdata()) == 0]
+    medians = [p for p in parts if p.get_linestyle() != "None" and np.ptp(p.get_ydata()) == 0]
+    fliers = [p for p in parts if p.get_linestyle() == "None"]
+    assert len(whiskers) == 2 * len(boxes) and len(medians) == len(boxes) and len(fliers) in (0, len(boxes)), \
+        "boxplot artists: 2 whiskers, 1 median (no caps) per box"
+    for i, b in enumerate(boxes):
+        v = b.get_path().vertices
+        xmin, xmax, lower, upper = v[:, 0].min(), v[:, 0].max(), v[:, 1].min(), v[:, 1].max()
+        wl, wu = whiskers[2 * i].get_ydata(), whiskers[2 * i + 1].get_ydata()
+        med = medians[i].get_ydata()[0]
+        assert np.allclose(medians[i].get_xdata(), [xmin, xmax])
+        rows.append([xmin, xmax, min(wl), lower, med, upper, max(wu)])
+        outliers.append(np.sort(np.asarray(fliers[i].get_ydata(), dtype=float)) if fliers else np.empty(0))
+    return np.array(rows), outliers
+
+
+# ---------------------------------------------------------------------------- comparison
+def _close(a, b, what: str, tol: float = 1e-10) -> None:
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    assert a.shape == b.shape, f"{what}: shape {a.shape} (pyiml) vs {b.shape} (iml)"
+    scale = max(1.0, float(np.nanmax(np.abs(b)))) if b.size else 1.0
+    np.testing.assert_allclose(a, b, rtol=0, atol=tol * scale, err_msg=what)
+
+
+def _sorted_rows(a: np.ndarray) -> np.ndarray:
+    a = np.asarray(a, dtype=float).reshape(-1, a.shape[-1] if a.ndim > 1 else 4)
+    return a[np.lexsort(a.T[::-1])] if len(a) else a
+
+
+def _check_rug(py_vals: list, r_vals: list, data: list, what: str) -> None:
+    """As many ticks as iml's, each within iml's jitter width of its data value (and pyiml's
+    jitter spreads over that width)."""
+    assert len(py_vals) == len(r_vals), f"{what}: {len(py_vals)} rug layers (pyiml) vs {len(r_vals)} (iml)"
+    for pv, (rv, width), dv in zip(py_vals, r_vals, data):
+        dv = np.asarray(dv, dtype=float)
+        assert len(pv) == len(rv) == len(dv), f"{what}: rug of {len(pv)} ticks (pyiml) vs {len(rv)} (iml)"
+        tol = 1e-9 * max(1.0, float(np.max(np.abs(dv))))
+        assert np.all(np.abs(rv - dv) <= width + tol), f"{what}: iml's ticks are not the data (+- {width})"
+        dev = np.abs(pv - dv)
+        assert np.all(dev <= width + tol), f"{what}: pyiml's rug jitter exceeds iml's width {width}: {dev.max()}"
+        if width > 0:
+            assert dev.max() > 0.5 * width, f"{what}: pyiml's rug jitter is narrower than iml's width {width}"
+
+
+def compare(py: dict, r: dict, rug_data=None, ordered_rects: bool = True) -> None:
+    """Assert that every panel of ``py`` draws what the panel of iml's plot ``r`` draws.
+
+    ``rug_data``: ``{"x": values, "y": values}`` the data values under the rug ticks (before
+    jitter), the same for every panel.
+    """
+    assert set(py) == set(r["panels"]), f"panels {sorted(py)} (pyiml) vs {sorted(r['panels'])} (iml)"
+    for label, rd in r["panels"].items():
+        pd_ = py[label]
+        where = f"panel {label!r}" if label else "plot"
+        # lines: one per group, in iml's layer and group order
+        assert len(pd_["lines"]) == len(rd["lines"]), \
+            f"{where}: {len(pd_['lines'])} lines (pyiml) vs {len(rd['lines'])} (iml)"
+        for i, (pl, rl) in enumerate(zip(pd_["lines"], rd["lines"])):
+            _close(pl["x"], rl["x"], f"{where}: line {i} x")
+            _close(pl["y"], rl["y"], f"{where}: line {i} y")
+        # rectangles (bars, tiles, ALE cells)
+        assert len(pd_["rects"]) == len(rd["rects"]), \
+            f"{where}: {len(pd_['rects'])} rectangle layers (pyiml) vs {len(rd['rects'])} (iml)"
+        for i, (pr, rr) in enumerate(zip(pd_["rects"], rd["rects"])):
+            if ordered_rects:
+                _close(pr, rr, f"{where}: rectangles of layer {i} (xmin, xmax, ymin, ymax)")
+            else:
+                _close(_sorted_rows(pr), _sorted_rows(rr), f"{where}: rectangles of layer {i} (xmin, xmax, ymin, ymax)")
+        assert len(pd_["points"]) == len(rd["points"]), f"{where}: point layers differ"
+        for pp, rp in zip(pd_["points"], rd["points"]):
+            _close(pp, rp, f"{where}: points")
+        assert len(pd_["boxes"]) == sum(len(b) for b in rd["boxes"]), f"{where}: boxplots differ in number"
+        if rd["boxes"]:
+            _close(pd_["boxes"], np.vstack(rd["boxes"]),
+                   f"{where}: boxplots (xmin, xmax, whisker low, lower, middle, upper, whisker high)")
+            for po, ro in zip(pd_["outliers"], [o for lay in rd["outliers"] for o in lay]):
+                _close(po, ro, f"{where}: boxplot outliers")
+        for side in ("x", "y"):
+            data = [] if rug_data is None or side not in rug_data else [rug_data[side]] * len(rd[f"rug_{side}"])
+            if rd[f"rug_{side}"] and rug_data is None:
+                raise AssertionError("give the rug's data values")
+            _check_rug(pd_[f"rug_{side}"], rd[f"rug_{side}"], data, f"{where}: rug on {side}")
+
+
+def _codes(col: pd.Series, levels) -> np.ndarray:
+    """ggplot's positions 1..K of a categorical column on an axis with ``levels``."""
+    return pd.Categorical(col.astype(str), categories=[str(v) for v in levels]).codes.astype(float) + 1
+
+
+def _fe(preds, key: str, feature, method: str, **kw):
+    from r_bridge import iml as riml
+
+    p, rp = preds[key]
+    return FeatureEffect(p, feature, method=method, **kw), riml.iml("FeatureEffect", rp, feature=feature, method=method,
+                                                                      **kw)
+
+
+def _levels_of(res: pd.DataFrame, col: str) -> list:
+    c = res[col]
+    present = set(c.astype(str))
+    return [str(v) for v in c.cat.categories if str(v) in present]
+
+
+# ---------------------------------------------------------------------------- FeatureEffect, one feature
+@pytest.mark.parametrize("method", ["ale", "pdp"])
+def test_numerical_curve(r, preds, method):
+    fe, ro = _fe(preds, "one", "x1", method, grid_size=5)
+    rg = r_geometry(r, "plot(o)", o=ro)
+    assert rg["geoms"] == ["GeomLine", "GeomRug"]
+    compare(py_geometry(fe.plot()), rg, rug_data={"x": X["x1"]})
+
+
+@pytest.mark.parametrize("method", ["ale", "pdp"])
+def test_categorical_bars(r, preds, method):
+    fe, ro = _fe(preds, "one", "c1", method)
+    rg = r_geometry(r, "plot(o)", o=ro)
+    assert rg["geoms"] == ["GeomCol", "GeomRug"]
+    compare(py_geometry(fe.plot()), rg, rug_data={"x": _codes(X["c1"], _levels_of(fe.results, "c1"))})
+
+
+@pytest.mark.parametrize("method", ["ice", "pdp+ice"])
+def test_ice_lines(r, preds, method):
+    fe, ro = _fe(preds, "one", "x2", method, grid_size=4)
+    rg = r_geometry(r, "plot(o)", o=ro)
+    assert rg["geoms"] == (["GeomLine", "GeomRug"] if method == "ice" else ["GeomLine", "GeomLine", "GeomRug"])
+    fig = fe.plot()
+    py = py_geometry(fig)
+    compare(py, rg, rug_data={"x": X["x2"]})
+    lines, r_lines = py[""]["lines"], rg["panels"][""]["lines"]
+    for pl, rl in zip(lines, r_lines):          # thin black ICE lines (alpha 0.2), the PDP in gold
+        assert pl["alpha"] == (None if np.isnan(rl["alpha"]) else rl["alpha"])
+        assert pl["colour"] == matplotlib.colors.to_hex(rl["colour"])
+    if method == "pdp+ice":      # the gold PDP is drawn after (on top of) the ICE lines
+        drawn = _draw_order(fig.axes[0])
+        assert drawn.index(lines[-1]["artist"]) > drawn.index(lines[0]["artist"])
+
+
+@pytest.mark.parametrize("method", ["ice", "pdp+ice"])
+def test_ice_boxplots(r, preds, method):
+    fe, ro = _fe(preds, "one", "c1", method)
+    rg = r_geometry(r, "plot(o)", o=ro)
+    assert rg["geoms"] == ["GeomBoxplot", "GeomRug"]
+    compare(py_geometry(fe.plot()), rg, rug_data={"x": _codes(X["c1"], _levels_of(fe.results, "c1"))})
+
+
+@pytest.mark.parametrize("method", ["pdp", "ice", "pdp+ice"])
+def test_centred(r, preds, method):
+    fe, ro = _fe(preds, "one", "x1", method, grid_size=3, center_at=4.0)
+    rg = r_geometry(r, "plot(o)", o=ro)
+    compare(py_geometry(fe.plot()), rg, rug_data={"x": X["x1"]})
