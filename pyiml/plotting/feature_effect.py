@@ -38,6 +38,9 @@ GGPLOT_FILL = LinearSegmentedColormap.from_list("ggplot_fill", ["#132B43", "#56B
 _HAT_Y = r"$\hat{y}$"
 #: ggplot2 sizes are in mm; one mm is 72.27 / 25.4 points
 _PT = 72.27 / 25.4
+#: ggplot's default point (size 1.5 mm) as a scatter size in points²
+_POINT_S = (1.5 * _PT) ** 2
+_RUG_Z = 2.5
 
 
 def y_axis_label(fe) -> str:
@@ -97,8 +100,9 @@ def _rug(ax, values: np.ndarray, axis: str, width: float, seed: int) -> None:
     else:
         segs = [((0.0, v), (0.03, v)) for v in vals]
         trans = ax.get_yaxis_transform()
-    ax.add_collection(LineCollection(segs, colors="black", alpha=0.2, linewidths=0.5, transform=trans),
-                      autolim=False)
+    # ggplot's rug is the last layer (drawn over lines and bars): zorder above Line2D's 2
+    ax.add_collection(LineCollection(segs, colors="black", alpha=0.2, linewidths=0.5 * _PT, transform=trans,
+                                     zorder=_RUG_Z), autolim=False)
 
 
 def _numeric_width(fe, j: int, x: np.ndarray) -> float:
@@ -202,8 +206,9 @@ def _draw_2d(fig, ax, fe, res: pd.DataFrame, rug: bool, show_data: bool, label: 
             if rug:
                 _rug(ax, codes[ok], "x", 0.07, 1)
                 _rug(ax, X[fnum].to_numpy(dtype=float)[ok], "y", 0.07, 2)
-            if show_data:
-                ax.scatter(_jitter(codes[ok], 0, 0), X[fnum].to_numpy(dtype=float)[ok], s=4, color="black", alpha=0.3)
+            if show_data:   # iml: after the rug; at the categories' positions in ALE order
+                ax.scatter(codes[ok], X[fnum].to_numpy(dtype=float)[ok], s=_POINT_S, color="black", alpha=0.3,
+                           linewidths=0, zorder=_RUG_Z + 0.1)
             return mappable
         mappable = _rects(ax, res, res[".left"], res[".right"], res[".bottom"], res[".top"], res[".ale"])
     elif (t1 == "categorical") == (t2 == "categorical"):
@@ -238,29 +243,33 @@ def _draw_2d(fig, ax, fe, res: pd.DataFrame, rug: bool, show_data: bool, label: 
         ax.set_ylabel(label)
         if rug:
             xv = X[fnum].to_numpy(dtype=float)
-            _rug(ax, xv, "x", _numeric_width(fe, fe.feature_name.index(fnum), xv), 1)
+            # iml: the jitter width follows the *first* feature's type (0.07 when it is the
+            # categorical one, else 1% of the numerical feature's range)
+            _rug(ax, xv, "x", _numeric_width(fe, 0, xv), 1)
         return None
     ax.set_xlabel(f1)
     ax.set_ylabel(f2)
-    both_num = t1 != "categorical" and t2 != "categorical"
     if rug or show_data:
         xv = _axis_values(X[f1], res[f1]) if t1 == "categorical" else X[f1].to_numpy(dtype=float)
         yv = _axis_values(X[f2], res[f2]) if t2 == "categorical" else X[f2].to_numpy(dtype=float)
+    if show_data:   # iml: the data points between the tiles and the rug
+        ok = ~(np.isnan(xv) | np.isnan(yv))
+        ax.scatter(xv[ok], yv[ok], s=_POINT_S, color="black", alpha=0.3, linewidths=0)
     if rug:
-        wx = 0.01 * float(np.ptp(xv)) if all(t == "numerical" for t in (t1, t2)) else 0.07
-        wy = 0.01 * float(np.ptp(yv)) if all(t == "numerical" for t in (t1, t2)) else 0.07
-        _rug(ax, xv, "x", wx, 1)
-        _rug(ax, yv, "y", wy, 2)
-    if show_data and both_num:
-        ax.scatter(xv, yv, s=4, color="black", alpha=0.3)
+        xr, yr = xv[~np.isnan(xv)], yv[~np.isnan(yv)]
+        wx = 0.01 * float(np.ptp(xr)) if all(t == "numerical" for t in (t1, t2)) else 0.07
+        wy = 0.01 * float(np.ptp(yr)) if all(t == "numerical" for t in (t1, t2)) else 0.07
+        _rug(ax, xr, "x", wx, 1)
+        _rug(ax, yr, "y", wy, 2)
     return mappable
 
 
 def _axis_values(data_col: pd.Series, res_col: pd.Series) -> np.ndarray:
+    """Positions 1..K of the data's values on a discrete axis of ``res_col``'s levels (NaN for
+    values that are not on the axis)."""
     levels = _levels(res_col)
     pos = {str(v): i for i, v in enumerate(levels, start=1)}
-    vals = np.array([pos.get(str(v), np.nan) for v in data_col], dtype=float)
-    return vals[~np.isnan(vals)]
+    return np.array([pos.get(str(v), np.nan) for v in data_col], dtype=float)
 
 
 def _resolution(v: np.ndarray) -> float:
