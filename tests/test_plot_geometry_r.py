@@ -114,6 +114,7 @@ _R_GEOMS = r"""function(p) {
   facet <- setdiff(names(lay), c("PANEL", "ROW", "COL", "SCALE_X", "SCALE_Y"))
   pp <- b$layout$panel_params[[1]]
   list(flip = inherits(p$coordinates, "CoordFlip"), layers = layers,
+       vertical_labels = as.character(pp$y$get_labels()),
        y_range = if (is.null(pp$y.range)) numeric(0) else as.numeric(pp$y.range),
        panels = as.numeric(lay$PANEL),
        facets = if (length(facet)) as.character(lay[[facet[1]]]) else character(0))
@@ -183,7 +184,8 @@ def _r_describe(out: dict) -> dict:
                     desc["rug_y"].append((sub["y"].to_numpy(), h))
             else:  # pragma: no cover - a geom this test does not know
                 raise AssertionError(f"unexpected geom {geom}")
-    return {"panels": panels, "geoms": geoms, "y_range": _vec(out["y_range"])}
+    return {"panels": panels, "geoms": geoms, "y_range": _vec(out["y_range"]),
+            "vertical_labels": [str(v) for v in np.atleast_1d(out["vertical_labels"])]}
 
 
 def _empty() -> dict:
@@ -270,7 +272,7 @@ def _py_boxes(boxes, parts):
     """Boxplots from their artists: box patches, vertical whiskers, horizontal medians, fliers."""
     rows, outliers = [], []
     whiskers = [p for p in parts if p.get_linestyle() != "None" and np.ptp(p.get_xdata()) == 0]
-    medians = [p for p in parts if p.get_linestyle() != "None" and np.ptp(p.get_ydata()) == 0]
+    medians = [p for p in parts if p.get_linestyle() != "None" and np.ptp(p.get_xdata()) > 0]
     fliers = [p for p in parts if p.get_linestyle() == "None"]
     assert len(whiskers) == 2 * len(boxes) and len(medians) == len(boxes) and len(fliers) in (0, len(boxes)), \
         "boxplot artists: 2 whiskers, 1 median (no caps) per box"
@@ -549,3 +551,84 @@ def test_feature_effects_grid(r, preds, method):
             bars[:, 2], bars[:, 3] = 0.0, value
         compare({"": _py_describe(ax)}, rg, rug_data={"x": rug})
         _close(ax.get_ylim(), rg["y_range"], f"{f_}: y range shared by the panels")
+
+
+# ---------------------------------------------------------------------------- FeatureImp, Interaction
+def _riml(cls, preds, key, seed=None, **kw):
+    from r_bridge import iml as riml
+
+    return riml.iml(cls, preds[key][1], seed=seed, **kw)
+
+
+@pytest.mark.parametrize("sort", [True, False])
+def test_feature_imp(r, preds, sort):
+    fi = FeatureImp(preds["one"][0], "mae", n_repetitions=5, random_state=RRandom(11))
+    ro = _riml("FeatureImp", preds, "one", seed=11, loss="mae", n_repetitions=5)
+    rg = r_geometry(r, f"plot(o, sort = {'TRUE' if sort else 'FALSE'})", o=ro)
+    assert rg["geoms"] == ["GeomSegment", "GeomPoint"]
+    py = py_geometry(fi.plot(sort=sort))
+    compare(py, rg)
+    seg = py[""]["lines"]            # the 5%-95% ranges, one per feature at its row
+    assert len(seg) == 4 and not np.allclose([s["x"][0] for s in seg], [s["x"][1] for s in seg])
+
+
+@pytest.mark.parametrize("key, sort", [("one", True), ("one", False), ("multi", True)])
+def test_interaction(r, preds, key, sort):
+    ia = Interaction(preds[key][0], grid_size=6, random_state=RRandom(5))
+    ro = _riml("Interaction", preds, key, seed=5, grid_size=6)
+    rg = r_geometry(r, f"plot(o, sort = {'TRUE' if sort else 'FALSE'})", o=ro)
+    assert rg["geoms"] == ["GeomPoint", "GeomSegment"]
+    compare(py_geometry(ia.plot(sort=sort)), rg)
+
+
+# ---------------------------------------------------------------------------- Shapley, LocalModel
+@pytest.mark.parametrize("key, sort", [("one", True), ("one", False), ("multi", True)])
+def test_shapley(r, preds, key, sort):
+    x = X.iloc[[3]].reset_index(drop=True)
+    sh = Shapley(preds[key][0], x_interest=x, sample_size=20, random_state=RRandom(3))
+    ro = _riml("Shapley", preds, key, seed=3, x_interest=x, sample_size=20)
+    rg = r_geometry(r, f"plot(o, sort = {'TRUE' if sort else 'FALSE'})", o=ro)
+    assert rg["geoms"] == ["GeomCol"]
+    fig = sh.plot(sort=sort)
+    compare(py_geometry(fig), rg)
+    ax = fig.axes[0]                 # the bars' labels: feature=value, at the bars' rows
+    labels = dict(zip(np.round(ax.get_yticks(), 9), [t.get_text() for t in ax.get_yticklabels()]))
+    res = sh.results if key == "one" else sh.results[sh.results["class"] == ax.get_title()]
+    bars = py_geometry(fig)[ax.get_title() if key == "multi" else ""]["rects"][0]
+    for (xmin, xmax, ymin, ymax), (_, row) in zip(bars, res.iterrows()):
+        assert labels[round((ymin + ymax) / 2, 9)] == row["feature.value"] and np.isclose(xmin + xmax, row["phi"])
+
+
+@pytest.mark.parametrize("key", ["one", "multi"])
+def test_local_model(r, preds, key):
+    x = X.iloc[[5]].reset_index(drop=True)
+    lm = LocalModel(preds[key][0], x, k=2)
+    ro = _riml("LocalModel", preds, key, x_interest=x, k=2)
+    rg = r_geometry(r, "plot(o)", o=ro)
+    assert rg["geoms"] == ["GeomCol"]
+    fig = lm.plot()
+    py_labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    if key == "multi":
+        # two classes: the effects of a feature cancel over the classes, so iml's order by mean
+        # effect follows rounding noise; pyiml counts those means as ties (alphabetical order,
+        # docs/differences.md). Compare the bars by their labels.
+        assert py_labels == sorted(py_labels) and sorted(rg["vertical_labels"]) == py_labels
+        pos = {lab: i for i, lab in enumerate(py_labels, start=1)}
+        for desc in rg["panels"].values():
+            bars = desc["rects"][0]
+            centre = np.array([pos[rg["vertical_labels"][int(round(c)) - 1]] for c in bars[:, 2:].mean(axis=1)])
+            bars[:, 2], bars[:, 3] = centre - 0.45, centre + 0.45
+    else:
+        assert py_labels == rg["vertical_labels"]
+    compare(py_geometry(fig), rg)
+
+
+# ---------------------------------------------------------------------------- TreeSurrogate
+@pytest.mark.parametrize("key", ["one", "multi"])
+def test_tree_surrogate(r, preds, key):
+    ts = TreeSurrogate(preds[key][0], maxdepth=2)
+    ro = _riml("TreeSurrogate", preds, key, maxdepth=2)
+    rg = r_geometry(r, "plot(o)", o=ro)
+    assert rg["geoms"] == (["GeomBoxplot"] if key == "one" else ["GeomBar"])
+    assert len(rg["panels"]) > 1
+    compare(py_geometry(ts.plot()), rg)

@@ -30,14 +30,13 @@ from matplotlib.patches import Rectangle
 from matplotlib.collections import PatchCollection
 
 from .._algorithms.rformat import r_as_character
+from ._common import PT as _PT, boxplot
 
 __all__ = ["plot_feature_effect", "plot_feature_effects", "y_axis_label", "GGPLOT_FILL"]
 
 #: ggplot2's default continuous fill scale (``scale_fill_continuous``): dark to light blue.
 GGPLOT_FILL = LinearSegmentedColormap.from_list("ggplot_fill", ["#132B43", "#56B1F7"])
 _HAT_Y = r"$\hat{y}$"
-#: ggplot2 sizes are in mm; one mm is 72.27 / 25.4 points
-_PT = 72.27 / 25.4
 #: ggplot's default point (size 1.5 mm) as a scatter size in points²
 _POINT_S = (1.5 * _PT) ** 2
 _RUG_Z = 2.5
@@ -122,7 +121,7 @@ def _draw_1d(fig, ax, fe, res: pd.DataFrame, rug: bool, ylim, ylabel: Optional[s
         if fe.method in ("ice", "pdp+ice"):
             ice = res[res[".type"] == "ice"]
             groups = [ice.loc[ice[f].astype(str) == str(v), ".value"].to_numpy() for v in levels]
-            _boxplot(ax, groups, list(range(1, len(levels) + 1)))
+            boxplot(ax, groups, list(range(1, len(levels) + 1)))
         else:
             xs = np.array([pos[str(v)] for v in res[f]])
             ax.bar(xs, res[".value"].to_numpy(dtype=float), width=0.9, color="#595959")
@@ -162,18 +161,6 @@ def _draw_1d(fig, ax, fe, res: pd.DataFrame, rug: bool, ylim, ylabel: Optional[s
         ax.set_ylabel(ylabel)
     if ylim is not None:
         ax.set_ylim(*ylim)
-
-
-def _boxplot(ax, groups, positions) -> None:
-    """ggplot's ``geom_boxplot``: white boxes 0.75 wide (``stat_boxplot``) with grey20 outlines, whiskers to the
-    farthest value within 1.5 IQR of the hinges, no caps, outliers as points."""
-    grey20 = "#333333"
-    ax.boxplot(groups, positions=positions, widths=0.75, patch_artist=True, showcaps=False, manage_ticks=False,
-               boxprops={"facecolor": "white", "edgecolor": grey20, "linewidth": 0.5 * _PT},
-               whiskerprops={"color": grey20, "linewidth": 0.5 * _PT},
-               medianprops={"color": grey20, "linewidth": _PT},
-               flierprops={"marker": "o", "markersize": 1.5 * _PT, "markerfacecolor": grey20,
-                           "markeredgecolor": grey20})
 
 
 # ---------------------------------------------------------------------------- two features
