@@ -73,10 +73,17 @@ def f_multi(d: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({"yes": p, "no": 1 - p})
 
 
+def f_sharp(d: pd.DataFrame) -> pd.DataFrame:
+    """Two classes decided by x1 alone: the surrogate tree's leaves are pure."""
+    p = 1 / (1 + np.exp(-3 * (d["x1"].to_numpy(dtype=float) - 5)))
+    return pd.DataFrame({"yes": p, "no": 1 - p})
+
+
 _SCORE_R = ("(newdata$x1 + 2 * newdata$x2 + 3 * (newdata$c1 == 'b') - 2 * (newdata$c1 == 'c') + "
             "0.1 * newdata$x1 * newdata$x2 + 0.5 * newdata$x1 * (newdata$c2 == 'v'))")
 F_R = f"function(newdata) data.frame(pred = {_SCORE_R})"
 F_MULTI_R = f"function(newdata) {{ p <- 1 / (1 + exp(-({_SCORE_R} - 6) / 4)); data.frame(yes = p, no = 1 - p) }}"
+F_SHARP_R = "function(newdata) { p <- 1 / (1 + exp(-3 * (newdata$x1 - 5))); data.frame(yes = p, no = 1 - p) }"
 Y = pd.Series(_score(X) + np.round(np.sin(np.arange(N)), 2), name="y")
 
 
@@ -90,6 +97,7 @@ def preds(r):
         "one": (Predictor(predict_function=f, data=X, y=Y), riml.r_predictor(data=X, y=Y, model=RFunction(F_R))),
         "multi": (Predictor(predict_function=f_multi, data=X),
                   riml.r_predictor(data=X, model=RFunction(F_MULTI_R))),
+        "sharp": (Predictor(predict_function=f_sharp, data=X), riml.r_predictor(data=X, model=RFunction(F_SHARP_R))),
     }
 
 
@@ -624,11 +632,16 @@ def test_local_model(r, preds, key):
 
 
 # ---------------------------------------------------------------------------- TreeSurrogate
-@pytest.mark.parametrize("key", ["one", "multi"])
+@pytest.mark.parametrize("key", ["one", "multi", "sharp"])
 def test_tree_surrogate(r, preds, key):
+    """Boxplots of the predictions per leaf; with several outputs bars counting the rows per
+    most probable class (none for a class no row of the leaf has: "sharp" has pure leaves)."""
     ts = TreeSurrogate(preds[key][0], maxdepth=2)
     ro = _riml("TreeSurrogate", preds, key, maxdepth=2)
     rg = r_geometry(r, "plot(o)", o=ro)
     assert rg["geoms"] == (["GeomBoxplot"] if key == "one" else ["GeomBar"])
     assert len(rg["panels"]) > 1
-    compare(py_geometry(ts.plot()), rg)
+    py = py_geometry(ts.plot())
+    compare(py, rg)
+    if key == "sharp":
+        assert min(len(d["rects"][0]) for d in py.values()) == 1
