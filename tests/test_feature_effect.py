@@ -586,7 +586,7 @@ def test_plot_numeric_variants(lin_pred, lin):
     rug = [c for c in segs if c is not ice[0]]
     assert len(rug) == 1 and len(rug[0].get_segments()) == 80     # rug of the 80 data values
     ale = FeatureEffect(lin_pred, "a", method="ale", grid_size=4).plot(rug=False, ylim=(-5, 5))
-    assert ale.axes[0].get_ylabel() == "ALE" and ale.axes[0].get_ylim() == (-5, 5)
+    assert ale.axes[0].get_ylabel() == "ALE" and ale.axes[0].get_ylim() == (-5.5, 5.5)   # ggplot's 5% expansion
     assert len(_lines(ale.axes[0])) == 1 and not ale.axes[0].collections
     cen = FeatureEffect(lin_pred, "a", method="pdp", grid_size=4, center_at=0.5).plot()
     assert cen.axes[0].get_ylabel() == "Prediction centered at x = 0.5"

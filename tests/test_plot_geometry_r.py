@@ -406,6 +406,15 @@ def test_numerical_curve(r, preds, method):
     compare(py_geometry(fe.plot()), rg, rug_data={"x": X["x1"]})
 
 
+@pytest.mark.parametrize("ylim", [(-20.0, 30.0), (4.0, 4.0)])
+def test_ylim(r, preds, ylim):
+    """``ylim`` are ggplot's scale limits: the axis shows 5% more (0.05 more for a zero range)."""
+    fe, ro = _fe(preds, "one", "x1", "ale", grid_size=5)
+    rg = r_geometry(r, f"plot(o, ylim = c({ylim[0]}, {ylim[1]}))", o=ro)
+    ax = fe.plot(ylim=ylim).axes[0]
+    _close(ax.get_ylim(), rg["y_range"], "y range")
+
+
 @pytest.mark.parametrize("method", ["ale", "pdp"])
 def test_categorical_bars(r, preds, method):
     fe, ro = _fe(preds, "one", "c1", method)

@@ -160,7 +160,7 @@ def _draw_1d(fig, ax, fe, res: pd.DataFrame, rug: bool, ylim, ylabel: Optional[s
     if ylabel is not None:
         ax.set_ylabel(ylabel)
     if ylim is not None:
-        ax.set_ylim(*ylim)
+        ax.set_ylim(*_expand(ylim))
 
 
 # ---------------------------------------------------------------------------- two features
@@ -292,6 +292,16 @@ def _hue_colors(n: int) -> List[str]:
 
 
 # ---------------------------------------------------------------------------- entry points
+def _expand(limits):
+    """The y range ggplot shows for scale limits ``(lo, hi)``: 5% more on each side (0.05 each
+    side for a zero range); a missing side (None or NaN) stays automatic."""
+    lo, hi = (None if v is None or (isinstance(v, float) and math.isnan(v)) else float(v) for v in limits)
+    if lo is None or hi is None:
+        return lo, hi
+    pad = 0.05 * (hi - lo if hi != lo else 1.0)
+    return lo - pad, hi + pad
+
+
 def _draw_effect(fig: Figure, spec, fe, rug: bool, show_data: bool, ylim, ylabel: Optional[str] = "auto"):
     """Draw one FeatureEffect into ``spec`` (facets per class); returns the axes."""
     res = fe.results
@@ -363,8 +373,6 @@ def plot_feature_effects(fes, features=None, ncols=None, nrows=None, fixed_y: bo
     if fixed_y:
         vals = np.concatenate([fes.effects[f].results[".value"].to_numpy(dtype=float) for f in feats])
         ylim = (float(np.nanmin(vals)), float(np.nanmax(vals)))
-        pad = 0.05 * (ylim[1] - ylim[0] or 1.0)
-        ylim = (ylim[0] - pad, ylim[1] + pad)
     fig = Figure(figsize=(3.6 * ncols, 3.0 * nrows + 0.4), layout="constrained")
     gs = fig.add_gridspec(nrows, ncols)
     for i, f in enumerate(feats):
