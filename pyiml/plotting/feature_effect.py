@@ -4,15 +4,22 @@ R equivalents: ``FeatureEffect$plot(rug = TRUE, show.data = FALSE, ylim = NULL)`
 ``FeatureEffects$plot(features = NULL, ncols = NULL, nrows = NULL, fixed_y = TRUE, ...)``
 (spec §17). What is drawn:
 
-* one feature, numerical: a line (ALE, PDP); ICE lines (alpha 0.2) per ``.id``, with the PDP on
-  top in gold for ``"pdp+ice"``;
-* one feature, categorical: bars (ALE, PDP) or boxplots of the ICE values per level;
+* one feature, numerical: a line (ALE, PDP); ICE lines (alpha 0.2) per ``.id`` (for
+  ``"pdp+ice"`` the PDP rows, whose ``.id`` is missing, are one more such line), with the PDP on
+  top in gold for ``"pdp+ice"``; ``ylim`` are ggplot's scale limits (the axis shows 5% more);
+* one feature, categorical: bars (ALE, PDP) or boxplots (ggplot's: no caps) of the ICE values
+  per level;
 * two features: ALE rectangles (``.left/.right/.bottom/.top``) filled by ``.ale``; PDP tiles
   filled by ``.value`` when both features are numerical (integer counts as numerical) or both
   categorical; otherwise one PDP line per level of the categorical feature;
 * a rug of the data's feature values (jittered as iml: 1% of the range for numerical
   features, 0.07 otherwise; the jitter uses a fixed seed, so figures are reproducible),
-  data points for ``show_data`` in 2-D plots, and one facet per ``.class`` for several outputs.
+  data points for ``show_data`` in 2-D plots (not for numerical × categorical PDPs, as iml), and
+  one facet per ``.class`` for several outputs.
+
+Categories sit at ggplot's discrete positions 1..K, so every coordinate is the one
+``ggplot2::ggplot_build`` gives for iml's plot (``tests/test_plot_geometry_r.py``), and the layers
+are drawn in iml's order (the rug last).
 
 Axis titles follow iml: ``"ALE of <target>"`` / ``"Predicted <target>"`` (``"ALE"`` / ŷ without
 a target or for 2-D effects), ``"Prediction centered at x = <value>"`` when centred.
