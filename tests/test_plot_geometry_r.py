@@ -114,6 +114,7 @@ _R_GEOMS = r"""function(p) {
          data = as.data.frame(num),
          colour = if (is.null(d$colour)) character(0) else as.character(d$colour),
          alpha = if (is.null(d$alpha)) numeric(0) else as.numeric(d$alpha),
+         fill = if (is.null(d$fill)) numeric(0) else as.numeric(t(grDevices::col2rgb(d$fill)) / 255),
          jitter = c(if (is.null(pos$width)) NA_real_ else pos$width, if (is.null(pos$height)) NA_real_ else pos$height),
          sides = if (is.null(lay$geom_params$sides)) "" else lay$geom_params$sides,
          outliers = if (is.null(d$outliers)) list() else lapply(d$outliers, as.numeric))
@@ -178,6 +179,7 @@ def _r_describe(out: dict) -> dict:
                                               colour="", alpha=np.nan, layer=len(geoms) - 1))
             elif geom in ("GeomCol", "GeomBar", "GeomRect", "GeomTile"):
                 desc["rects"].append(_rects(sub["xmin"], sub["xmax"], sub["ymin"], sub["ymax"]))
+                desc["fills"].append(_vec(lay["fill"]).reshape(3, -1).T[sel])
             elif geom == "GeomPoint":
                 desc["points"].append(np.column_stack([sub["x"], sub["y"]]))
             elif geom == "GeomBoxplot":
@@ -197,7 +199,8 @@ def _r_describe(out: dict) -> dict:
 
 
 def _empty() -> dict:
-    return {"lines": [], "rects": [], "points": [], "boxes": [], "outliers": [], "rug_x": [], "rug_y": []}
+    return {"lines": [], "rects": [], "fills": [], "points": [], "boxes": [], "outliers": [], "rug_x": [],
+            "rug_y": []}
 
 
 def _rects(xmin, xmax, ymin, ymax) -> np.ndarray:
@@ -261,6 +264,8 @@ def _py_describe(ax) -> dict:
             ext = [p.vertices for p in a.get_paths()]
             desc["rects"].append(_rects([v[:, 0].min() for v in ext], [v[:, 0].max() for v in ext],
                                         [v[:, 1].min() for v in ext], [v[:, 1].max() for v in ext]))
+            desc["fills"].append(a.to_rgba(a.get_array())[:, :3] if a.get_array() is not None
+                                 else a.get_facecolor()[:, :3])
             desc["order"].append("rects")
         elif isinstance(a, PathCollection):
             desc["points"].append(np.asarray(a.get_offsets(), dtype=float))
@@ -269,8 +274,10 @@ def _py_describe(ax) -> dict:
             x0, y0, w, h = a.get_x(), a.get_y(), a.get_width(), a.get_height()
             if desc["order"][-1:] != ["rects"]:
                 desc["rects"].append(np.empty((0, 4)))
+                desc["fills"].append(np.empty((0, 3)))
                 desc["order"].append("rects")
             desc["rects"][-1] = np.vstack([desc["rects"][-1], _rects([x0], [x0 + w], [y0], [y0 + h])])
+            desc["fills"][-1] = np.vstack([desc["fills"][-1], np.asarray(a.get_facecolor())[:3]])
     if boxes:
         desc["boxes"], desc["outliers"] = _py_boxes(boxes, box_parts)
     return desc
@@ -303,11 +310,6 @@ def _close(a, b, what: str, tol: float = 1e-10) -> None:
     np.testing.assert_allclose(a, b, rtol=0, atol=tol * scale, err_msg=what)
 
 
-def _sorted_rows(a: np.ndarray) -> np.ndarray:
-    a = np.asarray(a, dtype=float).reshape(-1, a.shape[-1] if a.ndim > 1 else 4)
-    return a[np.lexsort(a.T[::-1])] if len(a) else a
-
-
 def _check_rug(py_vals: list, r_vals: list, data: list, what: str) -> None:
     """As many ticks as iml's, each within iml's jitter width of its data value (and pyiml's
     jitter spreads over that width)."""
@@ -330,7 +332,7 @@ def _runs(kinds) -> list:
     return [k for i, k in enumerate(kinds) if i == 0 or kinds[i - 1] != k]
 
 
-def compare(py: dict, r: dict, rug_data=None, r_rug_data=None, ordered_rects: bool = True) -> None:
+def compare(py: dict, r: dict, rug_data=None, r_rug_data=None) -> None:
     """Assert that every panel of ``py`` draws what the panel of iml's plot ``r`` draws, in
     iml's layer order.
 
@@ -353,11 +355,10 @@ def compare(py: dict, r: dict, rug_data=None, r_rug_data=None, ordered_rects: bo
         # rectangles (bars, tiles, ALE cells)
         assert len(pd_["rects"]) == len(rd["rects"]), \
             f"{where}: {len(pd_['rects'])} rectangle layers (pyiml) vs {len(rd['rects'])} (iml)"
-        for i, (pr, rr) in enumerate(zip(pd_["rects"], rd["rects"])):
-            if ordered_rects:
-                _close(pr, rr, f"{where}: rectangles of layer {i} (xmin, xmax, ymin, ymax)")
-            else:
-                _close(_sorted_rows(pr), _sorted_rows(rr), f"{where}: rectangles of layer {i} (xmin, xmax, ymin, ymax)")
+        for i, (pr, rr, pf, rf) in enumerate(zip(pd_["rects"], rd["rects"], pd_["fills"], rd["fills"])):
+            _close(pr, rr, f"{where}: rectangles of layer {i} (xmin, xmax, ymin, ymax)")
+            # fill colours (ggplot's are 8-bit sRGB; its gradients are interpolated in CIE Lab)
+            _close(pf, rf, f"{where}: fill colours of layer {i} (r, g, b)", tol=1.0 / 255)
         assert len(pd_["points"]) == len(rd["points"]), f"{where}: point layers differ"
         for pp, rp in zip(pd_["points"], rd["points"]):
             _close(pp, rp, f"{where}: points")

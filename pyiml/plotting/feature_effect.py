@@ -31,18 +31,18 @@ from typing import List, Optional
 
 import numpy as np
 import pandas as pd
-from matplotlib.colors import LinearSegmentedColormap
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 from matplotlib.collections import PatchCollection
 
 from .._algorithms.rformat import r_as_character
-from ._common import PT as _PT, boxplot
+from ._common import PT as _PT, boxplot, lab_colormap
 
 __all__ = ["plot_feature_effect", "plot_feature_effects", "y_axis_label", "GGPLOT_FILL"]
 
-#: ggplot2's default continuous fill scale (``scale_fill_continuous``): dark to light blue.
-GGPLOT_FILL = LinearSegmentedColormap.from_list("ggplot_fill", ["#132B43", "#56B1F7"])
+#: ggplot2's default continuous fill scale (``scale_fill_continuous``): dark to light blue,
+#: interpolated in CIE Lab as ggplot does.
+GGPLOT_FILL = lab_colormap("ggplot_fill", "#132B43", "#56B1F7")
 _HAT_Y = r"$\hat{y}$"
 #: ggplot's default point (size 1.5 mm) as a scatter size in points²
 _POINT_S = (1.5 * _PT) ** 2
