@@ -8,8 +8,9 @@ Rectangle / PatchCollection extents, PathCollection offsets, boxplot parts, rug 
 reduced to the same description per panel: lines (one per group, as ``geom_line`` draws them in x
 order; segments as two-point lines), rectangles ``(xmin, xmax, ymin, ymax)``, points, boxplots
 ``(xmin, xmax, whisker low, lower, middle, upper, whisker high)`` with their outliers, and rugs.
-Numbers agree to 1e-10 of their scale; ggplot's ``coord_flip`` swaps x and y; discrete axes sit at
-ggplot's positions 1..K on both sides. Rugs are jittered at random by ggplot (and with a fixed seed
+The layers must come in iml's order (pyiml's artists in matplotlib's drawing order). Numbers
+agree to 1e-10 of their scale, fill colours to one 8-bit step; ggplot's ``coord_flip`` swaps x and
+y; discrete axes sit at ggplot's positions 1..K on both sides. Rugs are jittered at random by ggplot (and with a fixed seed
 by pyiml): they are compared by count, by the jitter width (iml's ``position_jitter`` parameters)
 and by every tick lying within that width of its data value.
 
