@@ -604,7 +604,8 @@ class FeatureEffect(_LazyResults, InterpretationMethod):
         show_data : bool, default False
             2-D effects: draw the data points.
         ylim : (float, float), optional
-            y-axis limits of 1-D plots.
+            y-axis limits of 1-D plots (ggplot's scale limits: the axis shows 5% more on each
+            side; None or NaN leaves a side automatic).
         """
         return super().plot(rug=rug, show_data=show_data, ylim=ylim)
 

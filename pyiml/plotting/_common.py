@@ -8,7 +8,10 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-__all__ = ["facet_axes", "class_list", "faceted_figure", "hbars", "sorted_levels"]
+__all__ = ["PT", "lab_colormap", "boxplot", "facet_axes", "class_list", "faceted_figure", "hbars", "sorted_levels"]
+
+#: ggplot2 sizes (line widths, point sizes) are in mm; one mm is 72.27 / 25.4 points
+PT = 72.27 / 25.4
 
 
 def facet_axes(fig: Figure, n: int, sharex: bool = True) -> List:
@@ -42,18 +45,16 @@ def faceted_figure(res: pd.DataFrame, class_col: str, n_levels: int,
     return fig
 
 
-def hbars(ax, labels: pd.Series, values: np.ndarray, levels: Sequence[str], xlabel: str,
-          zero_line: bool = False) -> None:
-    """Horizontal bars (ggplot ``geom_col`` + ``coord_flip``), one per row, placed at its label's level."""
-    pos = {f: i for i, f in enumerate(levels)}
+def hbars(ax, labels: pd.Series, values: np.ndarray, levels: Sequence[str], xlabel: str) -> None:
+    """Horizontal bars (ggplot ``geom_col`` + ``coord_flip``), one per row, placed at its label's
+    level (ggplot's discrete positions 1..K)."""
+    pos = {f: i for i, f in enumerate(levels, start=1)}
     y = [pos[f] for f in labels.astype(str)]
     ax.barh(y, np.asarray(values, dtype=float), color="0.35", height=0.9)
-    ax.set_yticks(range(len(levels)))
+    ax.set_yticks(range(1, len(levels) + 1))
     ax.set_yticklabels(levels)
     ax.set_xlabel(xlabel)
     ax.set_ylabel("")
-    if zero_line:
-        ax.axvline(0, color="0.6", linewidth=0.8)
     ax.grid(True, axis="x", color="0.92")
     ax.set_axisbelow(True)
 
@@ -65,3 +66,50 @@ def sorted_levels(labels: pd.Series, values: np.ndarray, sort: bool) -> List[str
     if sort:
         return [lab[i] for i in np.argsort(np.asarray(values), kind="stable")]
     return sorted(lab)
+
+
+def boxplot(ax, groups: Sequence[np.ndarray], positions: Sequence[float]) -> None:
+    """ggplot's ``geom_boxplot`` of each group at its position: white boxes 0.75 wide
+    (``stat_boxplot``) with grey20 outlines, type-7 hinges, whiskers to the farthest value within
+    1.5 IQR of the hinges, no caps, outliers as points."""
+    grey20 = "#333333"
+    ax.boxplot(list(groups), positions=list(positions), widths=0.75, patch_artist=True, showcaps=False,
+               manage_ticks=False,
+               boxprops={"facecolor": "white", "edgecolor": grey20, "linewidth": 0.5 * PT},
+               whiskerprops={"color": grey20, "linewidth": 0.5 * PT},
+               medianprops={"color": grey20, "linewidth": PT},
+               flierprops={"marker": "o", "markersize": 1.5 * PT, "markerfacecolor": grey20,
+                           "markeredgecolor": grey20})
+
+
+# CIE Lab (D65 white) <-> sRGB, as the scales package's colour_ramp interpolates colours
+_XYZ_OF_RGB = np.array([[0.4124564, 0.3575761, 0.1804375],
+                        [0.2126729, 0.7151522, 0.0721750],
+                        [0.0193339, 0.1191920, 0.9503041]])
+_WHITE = np.array([0.95047, 1.0, 1.08883])
+_D = 6.0 / 29.0
+
+
+def _srgb_to_lab(rgb: np.ndarray) -> np.ndarray:
+    lin = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+    t = lin @ _XYZ_OF_RGB.T / _WHITE
+    f = np.where(t > _D ** 3, np.cbrt(t), t / (3 * _D ** 2) + 4.0 / 29.0)
+    return np.column_stack([116 * f[:, 1] - 16, 500 * (f[:, 0] - f[:, 1]), 200 * (f[:, 1] - f[:, 2])])
+
+
+def _lab_to_srgb(lab: np.ndarray) -> np.ndarray:
+    fy = (lab[:, 0] + 16) / 116
+    f = np.column_stack([fy + lab[:, 1] / 500, fy, fy - lab[:, 2] / 200])
+    t = np.where(f > _D, f ** 3, 3 * _D ** 2 * (f - 4.0 / 29.0)) * _WHITE
+    lin = np.clip(t @ np.linalg.inv(_XYZ_OF_RGB).T, 0.0, 1.0)
+    return np.where(lin <= 0.0031308, 12.92 * lin, 1.055 * lin ** (1 / 2.4) - 0.055)
+
+
+def lab_colormap(name: str, low: str, high: str, n: int = 1024):
+    """A colormap from ``low`` to ``high`` interpolated in CIE Lab, as ggplot's continuous
+    colour scales (``scales::seq_gradient_pal``) map values to colours."""
+    from matplotlib.colors import ListedColormap, to_rgb
+
+    ends = _srgb_to_lab(np.array([to_rgb(low), to_rgb(high)]))
+    w = np.linspace(0.0, 1.0, n)[:, None]
+    return ListedColormap(_lab_to_srgb((1 - w) * ends[0] + w * ends[1]), name=name)

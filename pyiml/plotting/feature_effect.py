@@ -4,15 +4,22 @@ R equivalents: ``FeatureEffect$plot(rug = TRUE, show.data = FALSE, ylim = NULL)`
 ``FeatureEffects$plot(features = NULL, ncols = NULL, nrows = NULL, fixed_y = TRUE, ...)``
 (spec §17). What is drawn:
 
-* one feature, numerical: a line (ALE, PDP); ICE lines (alpha 0.2) per ``.id``, with the PDP on
-  top in gold for ``"pdp+ice"``;
-* one feature, categorical: bars (ALE, PDP) or boxplots of the ICE values per level;
+* one feature, numerical: a line (ALE, PDP); ICE lines (alpha 0.2) per ``.id`` (for
+  ``"pdp+ice"`` the PDP rows, whose ``.id`` is missing, are one more such line), with the PDP on
+  top in gold for ``"pdp+ice"``; ``ylim`` are ggplot's scale limits (the axis shows 5% more);
+* one feature, categorical: bars (ALE, PDP) or boxplots (ggplot's: no caps) of the ICE values
+  per level;
 * two features: ALE rectangles (``.left/.right/.bottom/.top``) filled by ``.ale``; PDP tiles
   filled by ``.value`` when both features are numerical (integer counts as numerical) or both
   categorical; otherwise one PDP line per level of the categorical feature;
 * a rug of the data's feature values (jittered as iml: 1% of the range for numerical
   features, 0.07 otherwise; the jitter uses a fixed seed, so figures are reproducible),
-  data points for ``show_data`` in 2-D plots, and one facet per ``.class`` for several outputs.
+  data points for ``show_data`` in 2-D plots (not for numerical × categorical PDPs, as iml), and
+  one facet per ``.class`` for several outputs.
+
+Categories sit at ggplot's discrete positions 1..K, so every coordinate is the one
+``ggplot2::ggplot_build`` gives for iml's plot (``tests/test_plot_geometry_r.py``), and the layers
+are drawn in iml's order (the rug last).
 
 Axis titles follow iml: ``"ALE of <target>"`` / ``"Predicted <target>"`` (``"ALE"`` / ŷ without
 a target or for 2-D effects), ``"Prediction centered at x = <value>"`` when centred.
@@ -24,18 +31,22 @@ from typing import List, Optional
 
 import numpy as np
 import pandas as pd
-from matplotlib.colors import LinearSegmentedColormap
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 from matplotlib.collections import PatchCollection
 
 from .._algorithms.rformat import r_as_character
+from ._common import PT as _PT, boxplot, lab_colormap
 
 __all__ = ["plot_feature_effect", "plot_feature_effects", "y_axis_label", "GGPLOT_FILL"]
 
-#: ggplot2's default continuous fill scale (``scale_fill_continuous``): dark to light blue.
-GGPLOT_FILL = LinearSegmentedColormap.from_list("ggplot_fill", ["#132B43", "#56B1F7"])
+#: ggplot2's default continuous fill scale (``scale_fill_continuous``): dark to light blue,
+#: interpolated in CIE Lab as ggplot does.
+GGPLOT_FILL = lab_colormap("ggplot_fill", "#132B43", "#56B1F7")
 _HAT_Y = r"$\hat{y}$"
+#: ggplot's default point (size 1.5 mm) as a scatter size in points²
+_POINT_S = (1.5 * _PT) ** 2
+_RUG_Z = 2.5
 
 
 def y_axis_label(fe) -> str:
@@ -95,8 +106,9 @@ def _rug(ax, values: np.ndarray, axis: str, width: float, seed: int) -> None:
     else:
         segs = [((0.0, v), (0.03, v)) for v in vals]
         trans = ax.get_yaxis_transform()
-    ax.add_collection(LineCollection(segs, colors="black", alpha=0.2, linewidths=0.5, transform=trans),
-                      autolim=False)
+    # ggplot's rug is the last layer (drawn over lines and bars): zorder above Line2D's 2
+    ax.add_collection(LineCollection(segs, colors="black", alpha=0.2, linewidths=0.5 * _PT, transform=trans,
+                                     zorder=_RUG_Z), autolim=False)
 
 
 def _numeric_width(fe, j: int, x: np.ndarray) -> float:
@@ -112,39 +124,42 @@ def _draw_1d(fig, ax, fe, res: pd.DataFrame, rug: bool, ylim, ylabel: Optional[s
     data_x = fe.predictor.data.X[f]
     if fe.feature_type[0] == "categorical":
         levels = _levels(res[f])
-        pos = {str(v): i for i, v in enumerate(levels)}
+        pos = {str(v): i for i, v in enumerate(levels, start=1)}
         if fe.method in ("ice", "pdp+ice"):
             ice = res[res[".type"] == "ice"]
             groups = [ice.loc[ice[f].astype(str) == str(v), ".value"].to_numpy() for v in levels]
-            ax.boxplot(groups, positions=list(range(len(levels))), widths=0.75,
-                       medianprops={"color": "black"}, flierprops={"markersize": 3})
+            boxplot(ax, groups, list(range(1, len(levels) + 1)))
         else:
             xs = np.array([pos[str(v)] for v in res[f]])
             ax.bar(xs, res[".value"].to_numpy(dtype=float), width=0.9, color="#595959")
-        ax.set_xticks(range(len(levels)))
+        ax.set_xticks(range(1, len(levels) + 1))
         ax.set_xticklabels([str(v) for v in levels])
         if rug:
             codes = np.array([pos.get(str(v), np.nan) for v in data_x])
             _rug(ax, codes[~np.isnan(codes)], "x", 0.07, 1)
     else:
         if fe.method in ("ice", "pdp+ice"):
-            ice = res[res[".type"] == "ice"]
-            ids = ice[".id"].to_numpy(dtype=np.int64)
-            x = ice[f].to_numpy(dtype=float)
-            y = ice[".value"].to_numpy(dtype=float)
+            # iml: geom_line(group = .id) over all rows, so the PDP rows (.id NA) are one more
+            # thin line, after the ICE lines
+            ids = res[".id"].to_numpy(dtype=float, na_value=np.nan)
+            ids[np.isnan(ids)] = (np.nanmax(ids) if np.isfinite(ids).any() else 0.0) + 1.0
+            x = res[f].to_numpy(dtype=float)
+            y = res[".value"].to_numpy(dtype=float)
             order = np.lexsort((x, ids))
             ids, x, y = ids[order], x[order], y[order]
             cuts = np.flatnonzero(np.diff(ids)) + 1
             segs = [np.column_stack(p) for p in zip(np.split(x, cuts), np.split(y, cuts))]
             from matplotlib.collections import LineCollection
 
-            ax.add_collection(LineCollection(segs, colors="black", alpha=0.2, linewidths=0.5))
+            ax.add_collection(LineCollection(segs, colors="black", alpha=0.2, linewidths=0.5 * _PT))
             ax.autoscale_view()
         curve = res[res[".type"] != "ice"]
         if fe.method == "pdp+ice":
-            ax.plot(curve[f].to_numpy(dtype=float), curve[".value"].to_numpy(dtype=float), color="gold", linewidth=3)
+            ax.plot(curve[f].to_numpy(dtype=float), curve[".value"].to_numpy(dtype=float), color="gold",
+                    linewidth=2 * _PT)
         elif fe.method in ("ale", "pdp"):
-            ax.plot(curve[f].to_numpy(dtype=float), curve[".value"].to_numpy(dtype=float), color="black")
+            ax.plot(curve[f].to_numpy(dtype=float), curve[".value"].to_numpy(dtype=float), color="black",
+                    linewidth=0.5 * _PT)
         if rug:
             xv = data_x.to_numpy(dtype=float)
             _rug(ax, xv, "x", _numeric_width(fe, 0, xv), 1)
@@ -152,7 +167,7 @@ def _draw_1d(fig, ax, fe, res: pd.DataFrame, rug: bool, ylim, ylabel: Optional[s
     if ylabel is not None:
         ax.set_ylabel(ylabel)
     if ylim is not None:
-        ax.set_ylim(*ylim)
+        ax.set_ylim(*_expand(ylim))
 
 
 # ---------------------------------------------------------------------------- two features
@@ -185,21 +200,22 @@ def _draw_2d(fig, ax, fe, res: pd.DataFrame, rug: bool, show_data: bool, label: 
             if rug:
                 _rug(ax, codes[ok], "x", 0.07, 1)
                 _rug(ax, X[fnum].to_numpy(dtype=float)[ok], "y", 0.07, 2)
-            if show_data:
-                ax.scatter(_jitter(codes[ok], 0, 0), X[fnum].to_numpy(dtype=float)[ok], s=4, color="black", alpha=0.3)
+            if show_data:   # iml: after the rug; at the categories' positions in ALE order
+                ax.scatter(codes[ok], X[fnum].to_numpy(dtype=float)[ok], s=_POINT_S, color="black", alpha=0.3,
+                           linewidths=0, zorder=_RUG_Z + 0.1)
             return mappable
         mappable = _rects(ax, res, res[".left"], res[".right"], res[".bottom"], res[".top"], res[".ale"])
     elif (t1 == "categorical") == (t2 == "categorical"):
         if t1 == "categorical":
             lv1, lv2 = _levels(res[f1]), _levels(res[f2])
-            p1 = {str(v): i for i, v in enumerate(lv1)}
-            p2 = {str(v): i for i, v in enumerate(lv2)}
+            p1 = {str(v): i for i, v in enumerate(lv1, start=1)}
+            p2 = {str(v): i for i, v in enumerate(lv2, start=1)}
             xs = np.array([p1[str(v)] for v in res[f1]], dtype=float)
             ys = np.array([p2[str(v)] for v in res[f2]], dtype=float)
             w = h = 1.0
-            ax.set_xticks(range(len(lv1)))
+            ax.set_xticks(range(1, len(lv1) + 1))
             ax.set_xticklabels([str(v) for v in lv1])
-            ax.set_yticks(range(len(lv2)))
+            ax.set_yticks(range(1, len(lv2) + 1))
             ax.set_yticklabels([str(v) for v in lv2])
         else:
             xs = res[f1].to_numpy(dtype=float)
@@ -221,29 +237,33 @@ def _draw_2d(fig, ax, fe, res: pd.DataFrame, rug: bool, show_data: bool, label: 
         ax.set_ylabel(label)
         if rug:
             xv = X[fnum].to_numpy(dtype=float)
-            _rug(ax, xv, "x", _numeric_width(fe, fe.feature_name.index(fnum), xv), 1)
+            # iml: the jitter width follows the *first* feature's type (0.07 when it is the
+            # categorical one, else 1% of the numerical feature's range)
+            _rug(ax, xv, "x", _numeric_width(fe, 0, xv), 1)
         return None
     ax.set_xlabel(f1)
     ax.set_ylabel(f2)
-    both_num = t1 != "categorical" and t2 != "categorical"
     if rug or show_data:
         xv = _axis_values(X[f1], res[f1]) if t1 == "categorical" else X[f1].to_numpy(dtype=float)
         yv = _axis_values(X[f2], res[f2]) if t2 == "categorical" else X[f2].to_numpy(dtype=float)
+    if show_data:   # iml: the data points between the tiles and the rug
+        ok = ~(np.isnan(xv) | np.isnan(yv))
+        ax.scatter(xv[ok], yv[ok], s=_POINT_S, color="black", alpha=0.3, linewidths=0)
     if rug:
-        wx = 0.01 * float(np.ptp(xv)) if all(t == "numerical" for t in (t1, t2)) else 0.07
-        wy = 0.01 * float(np.ptp(yv)) if all(t == "numerical" for t in (t1, t2)) else 0.07
-        _rug(ax, xv, "x", wx, 1)
-        _rug(ax, yv, "y", wy, 2)
-    if show_data and both_num:
-        ax.scatter(xv, yv, s=4, color="black", alpha=0.3)
+        xr, yr = xv[~np.isnan(xv)], yv[~np.isnan(yv)]
+        wx = 0.01 * float(np.ptp(xr)) if all(t == "numerical" for t in (t1, t2)) else 0.07
+        wy = 0.01 * float(np.ptp(yr)) if all(t == "numerical" for t in (t1, t2)) else 0.07
+        _rug(ax, xr, "x", wx, 1)
+        _rug(ax, yr, "y", wy, 2)
     return mappable
 
 
 def _axis_values(data_col: pd.Series, res_col: pd.Series) -> np.ndarray:
+    """Positions 1..K of the data's values on a discrete axis of ``res_col``'s levels (NaN for
+    values that are not on the axis)."""
     levels = _levels(res_col)
-    pos = {str(v): i for i, v in enumerate(levels)}
-    vals = np.array([pos.get(str(v), np.nan) for v in data_col], dtype=float)
-    return vals[~np.isnan(vals)]
+    pos = {str(v): i for i, v in enumerate(levels, start=1)}
+    return np.array([pos.get(str(v), np.nan) for v in data_col], dtype=float)
 
 
 def _resolution(v: np.ndarray) -> float:
@@ -279,6 +299,16 @@ def _hue_colors(n: int) -> List[str]:
 
 
 # ---------------------------------------------------------------------------- entry points
+def _expand(limits):
+    """The y range ggplot shows for scale limits ``(lo, hi)``: 5% more on each side (0.05 each
+    side for a zero range); a missing side (None or NaN) stays automatic."""
+    lo, hi = (None if v is None or (isinstance(v, float) and math.isnan(v)) else float(v) for v in limits)
+    if lo is None or hi is None:
+        return lo, hi
+    pad = 0.05 * (hi - lo if hi != lo else 1.0)
+    return lo - pad, hi + pad
+
+
 def _draw_effect(fig: Figure, spec, fe, rug: bool, show_data: bool, ylim, ylabel: Optional[str] = "auto"):
     """Draw one FeatureEffect into ``spec`` (facets per class); returns the axes."""
     res = fe.results
@@ -350,8 +380,6 @@ def plot_feature_effects(fes, features=None, ncols=None, nrows=None, fixed_y: bo
     if fixed_y:
         vals = np.concatenate([fes.effects[f].results[".value"].to_numpy(dtype=float) for f in feats])
         ylim = (float(np.nanmin(vals)), float(np.nanmax(vals)))
-        pad = 0.05 * (ylim[1] - ylim[0] or 1.0)
-        ylim = (ylim[0] - pad, ylim[1] + pad)
     fig = Figure(figsize=(3.6 * ncols, 3.0 * nrows + 0.4), layout="constrained")
     gs = fig.add_gridspec(nrows, ncols)
     for i, f in enumerate(feats):

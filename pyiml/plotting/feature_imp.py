@@ -5,10 +5,9 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-__all__ = ["plot_feature_imp"]
+from ._common import PT as _PT
 
-#: ggplot2 sizes are in mm; one mm is 72.27 / 25.4 points
-_PT = 72.27 / 25.4
+__all__ = ["plot_feature_imp"]
 
 
 def plot_feature_imp(results: pd.DataFrame, loss_name: str, sort: bool = True) -> Figure:
@@ -24,16 +23,16 @@ def plot_feature_imp(results: pd.DataFrame, loss_name: str, sort: bool = True) -
         levels = [feats[i] for i in np.argsort(res["importance"].to_numpy(), kind="stable")]
     else:
         levels = sorted(feats)
-    pos = {f: i for i, f in enumerate(levels)}
+    pos = {f: i for i, f in enumerate(levels, start=1)}    # ggplot's discrete positions 1..K
     y = np.array([pos[f] for f in feats], dtype=float)
     fig = Figure(figsize=(6, 0.5 + 0.35 * max(len(feats), 2)))
     ax = fig.add_subplot()
     ax.hlines(y, res["importance.05"], res["importance.95"], color="darkslategrey", linewidth=1.5 * _PT,
               zorder=1)
     ax.scatter(res["importance"], y, s=(3 * _PT) ** 2 / 2, color="black", zorder=2)
-    ax.set_yticks(range(len(levels)))
+    ax.set_yticks(range(1, len(levels) + 1))
     ax.set_yticklabels(levels)
-    ax.set_ylim(-0.6, len(levels) - 0.4)
+    ax.set_ylim(0.4, len(levels) + 0.6)
     ax.set_xlabel(f"Feature Importance (loss: {loss_name})")
     ax.set_ylabel("")
     ax.grid(True, color="0.92")

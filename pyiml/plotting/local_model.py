@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import List, Optional
 
+import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
@@ -12,9 +13,16 @@ __all__ = ["plot_local_model"]
 
 
 def _reorder(res: pd.DataFrame) -> List[str]:
-    """ggplot's ``reorder(feature.value, effect)``: levels by mean effect (ties: alphabetical)."""
+    """ggplot's ``reorder(feature.value, effect)``: levels by mean effect (ties: alphabetical).
+
+    Means equal to 1e-9 of the largest effect count as ties: with several classes the effects
+    of a feature nearly cancel (a two-class multinomial fit gives each class the negated
+    coefficients of the other), and iml's order then follows rounding noise of order 1e-16.
+    """
     means = res.groupby(res["feature.value"].astype(str), sort=True)["effect"].mean()
-    return list(means.sort_values(kind="stable").index)
+    scale = float(np.nanmax(np.abs(res["effect"].to_numpy(dtype=float)))) if len(res) else 0.0
+    key = np.round(means.to_numpy(dtype=float) / (scale or 1.0), 9)
+    return [means.index[i] for i in np.argsort(key, kind="stable")]
 
 
 def plot_local_model(results: pd.DataFrame, multiclass: bool, actual: Optional[float] = None,
@@ -53,4 +61,4 @@ def plot_local_model(results: pd.DataFrame, multiclass: bool, actual: Optional[f
 
 
 def _bars(ax, res: pd.DataFrame, levels: List[str]) -> None:
-    hbars(ax, res["feature.value"], res["effect"].to_numpy(dtype=float), levels, "effect", zero_line=True)
+    hbars(ax, res["feature.value"], res["effect"].to_numpy(dtype=float), levels, "effect")

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from ._common import facet_axes
+from ._common import boxplot, facet_axes
 
 __all__ = ["plot_tree_surrogate", "plot_tree_diagram"]
 
@@ -48,9 +48,11 @@ def plot_tree_surrogate(results: pd.DataFrame, multiclass: bool, outputs: List[s
         classes = sorted(set(label.tolist()))
         for ax, pth in zip(axes, panels):
             sel = (path == pth).to_numpy() if pth is not None else path.isna().to_numpy()
-            counts = [int(np.sum(label[sel] == c)) for c in classes]
-            ax.bar(range(len(classes)), counts, color="0.35", width=0.9)
-            ax.set_xticks(range(len(classes)))
+            counts = np.array([int(np.sum(label[sel] == c)) for c in classes])
+            # geom_bar: one bar per class present in the leaf, at ggplot's positions 1..K
+            present = np.flatnonzero(counts > 0)
+            ax.bar(present + 1, counts[present], color="#595959", width=0.9)
+            ax.set_xticks(range(1, len(classes) + 1))
             ax.set_xticklabels(classes, rotation=30, ha="right", fontsize=8)
             ax.set_title("NA" if pth is None else pth, fontsize=8)
             ax.set_xlabel(".class")
@@ -61,9 +63,7 @@ def plot_tree_surrogate(results: pd.DataFrame, multiclass: bool, outputs: List[s
         y = res[".y.hat"].to_numpy(dtype=float)
         for ax, pth in zip(axes, panels):
             sel = (path == pth).to_numpy() if pth is not None else path.isna().to_numpy()
-            ax.boxplot([y[sel]], widths=0.75, patch_artist=True,
-                       boxprops=dict(facecolor="white", edgecolor="0.2"), medianprops=dict(color="0.2"),
-                       flierprops=dict(marker="o", markersize=3, markerfacecolor="0.2", markeredgecolor="0.2"))
+            boxplot(ax, [y[sel]], [1])
             ax.set_xticks([1])
             ax.set_xticklabels([""])
             ax.set_title("NA" if pth is None else pth, fontsize=8)

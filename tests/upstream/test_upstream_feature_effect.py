@@ -206,14 +206,14 @@ def test_pdp_centring(p1):
     assert fe.results[".value"].iloc[0] == 0
     assert_plots(fe)
     fig = assert_plots(fe, ylim=(1, 2))
-    assert fig.axes[0].get_ylim() == (1, 2)
+    assert fig.axes[0].get_ylim() == pytest.approx((0.95, 2.05))   # ggplot's limits (1, 2), expanded 5%
 
 
 def test_pdp_user_grid_points(p1):
     fe = FeatureEffect(p1, "a", method="pdp", grid_points=[1, 2, 3])
     assert fe.results["a"].tolist() == [1, 2, 3]
     fig = assert_plots(fe, ylim=(1, 2))
-    assert fig.axes[0].get_ylim() == (1, 2)
+    assert fig.axes[0].get_ylim() == pytest.approx((0.95, 2.05))   # ggplot's limits (1, 2), expanded 5%
     fe = FeatureEffect(p1, "a", method="pdp", grid_points=[1, 1, 1, 2, 3])
     assert fe.results["a"].tolist() == [1, 2, 3]
 
