@@ -613,11 +613,12 @@ def _cov_partial(a, g, C, xvl, active, is_act, ab, thr, maxit, nlp, rsq):
     date (glmnetpp ``partial_fit`` of the covariance point solver)."""
     act = list(active)
     da = [a[k] for k in act]
+    rows = [C[k] for k in act]   # every active variable's Gram row exists (made when it entered)
     nab = -ab
     while True:
         nlp += 1
         dlx = 0.0
-        for k in act:
+        for k, Ck in zip(act, rows):
             ak = a[k]
             xvk = xvl[k]
             u = g[k] + ak * xvk
@@ -630,7 +631,6 @@ def _cov_partial(a, g, C, xvl, active, is_act, ab, thr, maxit, nlp, rsq):
             if t > dlx:
                 dlx = t
             rsq += d * (2.0 * g[k] - d * xvk)
-            Ck = C[k]
             for j in act:
                 g[j] -= Ck[j] * d
         if dlx < thr:
@@ -641,7 +641,7 @@ def _cov_partial(a, g, C, xvl, active, is_act, ab, thr, maxit, nlp, rsq):
     # (the Gram matrix is symmetric: the rows of the active variables hold every entry needed)
     n_act = len(act)
     da = [da[i] - a[act[i]] for i in range(n_act)]
-    nonzero = [(da[i], C[act[i]]) for i in range(n_act) if da[i] != 0.0]
+    nonzero = [(da[i], rows[i]) for i in range(n_act) if da[i] != 0.0]
     if nonzero:
         for j in range(len(g)):
             if is_act[j]:
