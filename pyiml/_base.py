@@ -14,7 +14,7 @@ import pandas as pd
 
 from .predictor import Predictor
 
-__all__ = ["InterpretationMethod", "check_int"]
+__all__ = ["InterpretationMethod", "check_int", "check_bool"]
 
 
 class InterpretationMethod:
@@ -92,6 +92,11 @@ class InterpretationMethod:
     def plot(self, *args, **kwargs):
         """Plot the results as iml does; returns a matplotlib Figure."""
         if self.results is None:
+            if getattr(self, "x_interest", False) is None:
+                raise RuntimeError(
+                    f"call run() first! ({type(self).__name__} has no results yet: call explain(x_interest), "
+                    "or pass x_interest to the constructor)"
+                )
             raise RuntimeError("call run() first! (the method has no results yet)")
         return self._plot(*args, **kwargs)
 
@@ -108,6 +113,13 @@ class InterpretationMethod:
                   "Head of results:"]
         lines.append(repr(self.results.head(6)) if self.results is not None else "NULL")
         return "\n".join(lines)
+
+
+def check_bool(value, name: str) -> bool:
+    """``value`` as a bool; ``TypeError`` naming ``name`` for anything but True/False."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
 
 
 def check_int(value, name: str, minimum: int) -> int:

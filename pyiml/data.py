@@ -73,7 +73,8 @@ class Data:
     Parameters
     ----------
     X : pandas.DataFrame
-        Features (and possibly the target column). Never modified: pyiml keeps its own copy.
+        Features (and possibly the target column), at least one row. Never modified: pyiml keeps
+        its own copy.
     y : str, array-like, pandas.Series, pandas.DataFrame or None
         The target: a column name of ``X`` (removed from the features), a vector of length
         ``len(X)`` (stored as column ``.y``; ``X`` keeps all its columns), a DataFrame of target
@@ -109,6 +110,8 @@ class Data:
             dup = list(X.columns[X.columns.duplicated()])
             raise ValueError(f"data has duplicated column names {dup!r}: make them unique")
         n = len(X)
+        if n == 0:
+            raise ValueError("data has no rows: pass the data (at least one row) the model is explained with")
         y_frame = None
         y_names: List[str] = []
         if isinstance(y, str):
@@ -144,7 +147,7 @@ class Data:
             y_names = [".y"]
         features = [c for c in X.columns if c not in y_names]
         Xf = X.loc[:, features].reset_index(drop=True)
-        allna = [c for c in features if n > 0 and Xf[c].isna().all()]
+        allna = [c for c in features if Xf[c].isna().all()]
         if allna:
             raise ValueError(f"feature column(s) {allna!r} contain only missing values: drop them from data")
         if len(features) == 1:
@@ -207,6 +210,9 @@ class Data:
         """
         if not isinstance(newdata, pd.DataFrame):
             raise TypeError(f"{argument} must be a pandas DataFrame, not {type(newdata).__name__}")
+        if newdata.columns.duplicated().any():
+            dup = list(dict.fromkeys(newdata.columns[newdata.columns.duplicated()]))
+            raise ValueError(f"{argument} has duplicated column names {dup!r}: make them unique")
         missing = [c for c in self.feature_names if c not in newdata.columns]
         if missing:
             raise ValueError(f"Missing columns: {', '.join(missing)} ({argument} must have every feature column)")

@@ -41,7 +41,7 @@ import pandas as pd
 
 from ._ale import AleCatPlan, AleNumCatPlan, AleNumNumPlan, AleNumPlan
 from ._algorithms.grids import anchor_grid, expand_grid, grid_1d, r_approx
-from ._base import InterpretationMethod
+from ._base import InterpretationMethod, check_bool, check_int
 from ._parallel import THREAD_MIN_BATCH, check_n_jobs, map_items, min_items
 from ._pdp import PDPPlan, encode_values, predict_blocks
 from .predictor import Predictor
@@ -104,6 +104,18 @@ def _check_grid_size(grid_size, max_len: Optional[int]) -> List[int]:
     if max_len is not None and len(sizes) > max_len:
         raise ValueError(f"grid_size must have length <= {max_len} (one per feature), but has length {len(sizes)}")
     return sizes
+
+
+def _check_ylim(ylim):
+    """``ylim`` of a plot: None or a pair of numbers (None or NaN leaves that side automatic)."""
+    if ylim is None:
+        return None
+    ok = _is_sequence(ylim) and len(ylim) == 2 and all(
+        v is None or (isinstance(v, (numbers.Real, np.number)) and not isinstance(v, (bool, np.bool_)))
+        for v in ylim)
+    if not ok:
+        raise TypeError(f"ylim must be None or a pair of numbers (lower, upper), got {ylim!r}")
+    return ylim
 
 
 def _check_center_at(center_at) -> Optional[float]:
@@ -353,7 +365,10 @@ class FeatureEffect(_LazyResults, InterpretationMethod):
                         f"grid_points cannot be used for the categorical feature {f!r} with method='ale' "
                         "(ALE uses every level); pass None for it"
                     )
-                encode_values(self.sampler, f, pts[j])        # raises for unknown levels
+                try:
+                    encode_values(self.sampler, f, pts[j])    # raises for unknown levels
+                except ValueError as err:
+                    raise ValueError(f"grid_points: {err}") from None
             else:
                 arr = np.asarray(pts[j])
                 if arr.dtype.kind not in "iuf" or not np.isfinite(arr.astype(float)).all():
@@ -540,14 +555,23 @@ class FeatureEffect(_LazyResults, InterpretationMethod):
         f = self.feature_name[0]
         if isinstance(data, pd.DataFrame):
             if f not in data.columns:
-                raise ValueError(f"data has no column {f!r}")
+                raise ValueError(f"data has no column {f!r}: pass a DataFrame with the feature column {f!r} "
+                                 "or the feature's values")
             v = data[f]
         else:
             v = data
+        if v is None or isinstance(v, (dict, set)) or np.ndim(v) > 1:
+            raise TypeError(
+                f"data must be a DataFrame with the column {f!r}, or a 1-d sequence (or scalar) of its values, "
+                f"got {type(data).__name__}" + (f" of shape {np.shape(data)}" if np.ndim(v) > 1 else ""))
         if self.feature_type[0] == "categorical":
             vals = list(v) if np.ndim(v) else [v]
             return self._interpolate(vals)
-        vv = np.atleast_1d(np.asarray(v, dtype=float))
+        try:
+            vv = np.atleast_1d(np.asarray(v, dtype=float))
+        except (TypeError, ValueError):
+            raise TypeError(f"data: the values of the numerical feature {f!r} must be numbers, got "
+                            f"{list(np.atleast_1d(np.asarray(v, dtype=object)))[:3]!r}") from None
         out = self._interpolate(vv)
         if not extrapolate:
             grid = self.results[f].to_numpy(dtype=float)
@@ -607,7 +631,8 @@ class FeatureEffect(_LazyResults, InterpretationMethod):
             y-axis limits of 1-D plots (ggplot's scale limits: the axis shows 5% more on each
             side; None or NaN leaves a side automatic).
         """
-        return super().plot(rug=rug, show_data=show_data, ylim=ylim)
+        return super().plot(rug=check_bool(rug, "rug"), show_data=check_bool(show_data, "show_data"),
+                            ylim=_check_ylim(ylim))
 
     def _plot(self, rug: bool = True, show_data: bool = False, ylim=None, ax=None):
         from .plotting.feature_effect import plot_feature_effect
@@ -845,7 +870,15 @@ class FeatureEffects(_LazyResults, InterpretationMethod):
         **kwargs
             Passed to each panel (``rug``, ``show_data``).
         """
-        return super().plot(features=features, ncols=ncols, nrows=nrows, fixed_y=fixed_y, **kwargs)
+        ncols = None if ncols is None else check_int(ncols, "ncols", 1)
+        nrows = None if nrows is None else check_int(nrows, "nrows", 1)
+        unknown = sorted(set(kwargs) - {"rug", "show_data"})
+        if unknown:
+            raise TypeError(f"FeatureEffects.plot got unexpected argument(s) {unknown}; the panels take rug "
+                            "and show_data")
+        kwargs = {k: check_bool(v, k) for k, v in kwargs.items()}
+        return super().plot(features=features, ncols=ncols, nrows=nrows, fixed_y=check_bool(fixed_y, "fixed_y"),
+                            **kwargs)
 
     def _plot(self, features=None, ncols=None, nrows=None, fixed_y=True, **kwargs):
         from .plotting.feature_effect import plot_feature_effects

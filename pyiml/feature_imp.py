@@ -9,6 +9,7 @@ Shapley and Interaction share (:func:`gather_design`, :func:`r_seq_sum`, :func:`
 """
 from __future__ import annotations
 
+import numbers
 import threading
 import warnings
 from typing import Callable, Dict, List, Literal, Optional, Union
@@ -16,7 +17,7 @@ from typing import Callable, Dict, List, Literal, Optional, Union
 import numpy as np
 import pandas as pd
 
-from ._base import InterpretationMethod, check_int
+from ._base import InterpretationMethod, check_bool, check_int
 from ._design import gather_design
 from ._parallel import check_n_jobs, map_items, split_chunks
 from ._algorithms.rstats import r_median_rows, r_quantile7_rows
@@ -153,8 +154,14 @@ class FeatureImp(InterpretationMethod):
         preds = predictor.predict_batched(n, lambda s, e: data.X.iloc[s:e])
         self._multiclass = preds.shape[1] > 1
         self._outputs = list(predictor.output_names)
-        self._actual = self._prepare_actual(data.y.iloc[:, 0])
-        self.original_error = float(self._eval_loss(self._loss_actual(None), self._q(preds)))
+        y = data.y.iloc[:, 0]
+        if y.isna().any():
+            raise ValueError(
+                f"the target y ({data.y_names[0]!r}) has {int(y.isna().sum())} missing value(s): FeatureImp needs "
+                "the true value of every row; drop those rows from data before building the Predictor"
+            )
+        self._actual = self._prepare_actual(y)
+        self.original_error = self._first_loss(self._loss_actual(None), self._q(preds))
         if self.original_error == 0 and self.compare == "ratio":
             warnings.warn("Model error is 0, switching from compare='ratio' to compare='difference'",
                           UserWarning, stacklevel=2)
@@ -163,6 +170,25 @@ class FeatureImp(InterpretationMethod):
         self._run()
 
     # ------------------------------------------------------------------ set-up
+    def _first_loss(self, actual, predicted) -> float:
+        """The loss of the unpermuted predictions; checks that a user's loss returns one number."""
+        if self._named_loss:
+            return float(self._eval_loss(actual, predicted))
+        try:
+            value = self._eval_loss(actual, predicted)
+        except Exception as err:
+            err.add_note(f"(raised by the loss function {self.loss_name!r} that FeatureImp called as "
+                         "loss(actual, predicted))")
+            raise
+        if isinstance(value, (bool, np.bool_)) or not (
+                isinstance(value, (numbers.Real, np.number)) or (isinstance(value, np.ndarray) and value.size == 1
+                                                                and value.dtype.kind in "iuf")):
+            raise TypeError(
+                f"loss must return one number (the loss of all rows), but {self.loss_name!r} returned "
+                f"{type(value).__name__}" + (f" of shape {value.shape}" if isinstance(value, np.ndarray) else
+                                             f" {value!r}"))
+        return float(value)
+
     def _prepare_actual(self, y: pd.Series):
         """The ``actual`` argument of the loss (unpermuted)."""
         numeric = pd.api.types.is_numeric_dtype(y.dtype) and not pd.api.types.is_bool_dtype(y.dtype)
@@ -422,4 +448,4 @@ class FeatureImp(InterpretationMethod):
 
         R equivalent: ``plot(<FeatureImp>, sort = TRUE)``. Returns a matplotlib Figure.
         """
-        return super().plot(sort=sort)
+        return super().plot(sort=check_bool(sort, "sort"))

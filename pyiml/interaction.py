@@ -13,7 +13,7 @@ from typing import Dict, List, Optional
 import numpy as np
 import pandas as pd
 
-from ._base import InterpretationMethod
+from ._base import InterpretationMethod, check_bool
 from ._algorithms.rstats import r_colMeans, r_means, r_seq_sum
 from ._design import gather_design
 from ._parallel import check_n_jobs, map_items, split_chunks
@@ -337,7 +337,7 @@ class Interaction(InterpretationMethod):
 
         R equivalent: ``plot(<Interaction>, sort = TRUE)``. Returns a matplotlib Figure.
         """
-        return super().plot(sort=sort)
+        return super().plot(sort=check_bool(sort, "sort"))
 
     def _plot(self, sort: bool = True):
         from .plotting.interaction import plot_interaction

@@ -279,6 +279,14 @@ class LocalModel(InterpretationMethod):
                                  levels=classes)
         else:
             classes = None
+            yw = P[w > 0, 0]
+            if yw.size and np.all(yw == yw[0]):
+                raise ValueError(
+                    f"the model predicts the same value ({yw[0]:g}) for every row with a positive weight "
+                    f"({yw.size} of {len(w)} rows): the local model has no variation to fit (glmnet: y is "
+                    "constant; iml fails here too). Explain another point"
+                    + (f", or widen the neighbourhood with a larger kernel_width (now {self.kernel_width!r})"
+                       if self.dist_fun != "gower" else ""))
             fit = _glmnet.glmnet(pd.DataFrame(matrix, columns=names), P[:, 0], family="gaussian", weights=w)
         df = np.asarray(fit.df)
         if df.size == 0:   # glmnet stopped at its first lambda (iml then fails on the empty path)

@@ -10,6 +10,7 @@ with that signature.
 from __future__ import annotations
 
 import functools
+import inspect
 from typing import Callable, Dict, Tuple, Union
 
 import numpy as np
@@ -57,6 +58,8 @@ def _num(x) -> np.ndarray:
 
 
 def _labels(x) -> np.ndarray:
+    if x is None:
+        raise TypeError("actual and predicted must be vectors of labels or numbers, got None")
     a = np.asarray(x)
     if a.dtype.kind in "fiub":
         return a.ravel()
@@ -257,5 +260,14 @@ def get_loss(loss: Union[str, Callable], exact: bool = True) -> Tuple[Callable, 
         fn = LOSSES[loss]
         return (fn if exact else functools.partial(fn, _m=_FAST)), loss
     if callable(loss):
+        try:
+            inspect.signature(loss).bind(None, None)
+        except TypeError:
+            raise TypeError(
+                f"loss must be a loss name or a function loss(actual, predicted) -> float taking two arguments, "
+                f"got {getattr(loss, '__name__', type(loss).__name__)}{inspect.signature(loss)}"
+            ) from None
+        except ValueError:  # no signature to inspect (some builtins): it is called as it is
+            pass
         return loss, getattr(loss, "__name__", type(loss).__name__)
     raise TypeError(f"loss must be a loss name or a callable, got {type(loss).__name__}")

@@ -77,6 +77,28 @@ def _non_numeric(where: str, bad: List[str]) -> ValueError:
     )
 
 
+def _label_classes(labels: np.ndarray, where: str = "model") -> list:
+    """The sorted distinct class labels of a vector of predicted labels.
+
+    Raises ``ValueError`` for missing labels (None/NaN) and labels of mixed types, which have
+    no order (e.g. ``1`` and ``"a"``).
+    """
+    vals = pd.unique(labels)
+    if pd.isna(vals).any():
+        raise ValueError(
+            f"the {where} returned missing class labels (None/NaN): it must predict a label (or numbers) "
+            "for every row of newdata"
+        )
+    try:
+        return sorted(vals)
+    except TypeError:
+        kinds = sorted({v.__class__.__name__ for v in vals})
+        raise ValueError(
+            f"the {where} returned class labels of mixed types ({', '.join(kinds)}): return labels of one "
+            "type (e.g. all strings) or numeric predictions"
+        ) from None
+
+
 def _to_values(raw, vector_name: str, matrix_prefix: str, where: str = "model"):
     """A raw model output as (values, names): a float array (n, k) and iml's column names.
 
@@ -87,11 +109,22 @@ def _to_values(raw, vector_name: str, matrix_prefix: str, where: str = "model"):
     """
     if isinstance(raw, _Named):
         return raw.values, raw.names
+    if raw is None or isinstance(raw, (dict, set, frozenset, str, bytes)):
+        raise TypeError(
+            f"the {where} returned {raw.__class__.__name__ if raw is not None else 'None'}: it must return the "
+            "predictions as a vector, a 2-d array or a DataFrame with one row per row of newdata"
+        )
     labels = _label_column(raw)
     if labels is not None:
         raw = labels
     if isinstance(raw, pd.DataFrame):
         names = [str(c) for c in raw.columns]
+        if len(set(names)) != len(names):
+            dup = sorted({c for c in names if names.count(c) > 1})
+            raise ValueError(
+                f"the {where} returned a DataFrame with duplicated column names {dup}: name every output "
+                "column uniquely"
+            )
         bad = [c for c, dt in zip(names, raw.dtypes) if not _is_numeric(dt)]
         if bad:
             raise _non_numeric(where, bad)
@@ -101,7 +134,7 @@ def _to_values(raw, vector_name: str, matrix_prefix: str, where: str = "model"):
             return _to_values(_one_hot(raw.to_numpy(), raw.cat.categories), vector_name, matrix_prefix, where)
         if _is_label_series(raw):
             vals = raw.to_numpy(dtype=object)
-            return _to_values(_one_hot(vals, sorted(pd.unique(vals))), vector_name, matrix_prefix, where)
+            return _to_values(_one_hot(vals, _label_classes(vals, where)), vector_name, matrix_prefix, where)
         raw = raw.to_numpy()
         if not _is_numeric(raw.dtype):
             raise _non_numeric(where, [vector_name])
@@ -111,7 +144,7 @@ def _to_values(raw, vector_name: str, matrix_prefix: str, where: str = "model"):
         arr = arr.reshape(1)
     if arr.ndim == 1:
         if arr.dtype.kind in "OUS":
-            return _to_values(_one_hot(arr, sorted(pd.unique(arr))), vector_name, matrix_prefix, where)
+            return _to_values(_one_hot(arr, _label_classes(arr, where)), vector_name, matrix_prefix, where)
         if arr.dtype.kind not in "biuf":
             raise _non_numeric(where, [vector_name])
         return arr.astype(float, copy=False)[:, None], [vector_name]
@@ -125,6 +158,8 @@ def _to_values(raw, vector_name: str, matrix_prefix: str, where: str = "model"):
 
 def _to_frame(raw, vector_name: str, matrix_prefix: str) -> pd.DataFrame:
     """Turn a raw model output into a prediction frame with iml's naming."""
+    if raw is None or isinstance(raw, (dict, set, frozenset, str, bytes)):
+        _to_values(raw, vector_name, matrix_prefix)   # raises the TypeError
     labels = _label_column(raw)
     if labels is not None:
         raw = labels
@@ -141,7 +176,7 @@ def _to_frame(raw, vector_name: str, matrix_prefix: str) -> pd.DataFrame:
         arr = arr.reshape(1)
     if arr.ndim == 1:
         if arr.dtype.kind in "OUS":
-            return _one_hot(arr, sorted(pd.unique(arr)))
+            return _one_hot(arr, _label_classes(arr))
         return pd.DataFrame({vector_name: arr})
     if arr.ndim == 2:
         return pd.DataFrame(arr, columns=_matrix_names(arr.shape[1], matrix_prefix))
@@ -289,7 +324,7 @@ class Predictor:
         if model is not None and not (hasattr(model, "predict") or hasattr(model, "_pyiml_predict")
                                       or predict_function is not None):
             raise TypeError(
-                f"model of type {type(model).__name__} has no predict method: pass a fitted model, "
+                f"model of type {model.__class__.__name__} has no predict method: pass a fitted model, "
                 "or a predict_function"
             )
         if predict_function is not None and not callable(predict_function):
@@ -371,8 +406,20 @@ class Predictor:
         """
         n = len(newdata)
         where = "predict_function" if self.predict_function is not None else "model"
-        raw = self._call(self._features_of(newdata))
+        try:
+            raw = self._call(self._features_of(newdata))
+        except Exception as err:
+            missing = [c for c in self.data.feature_names if c not in newdata.columns]
+            if missing:
+                raise ValueError(
+                    f"newdata is missing the feature column(s) {missing} and the {where} failed on it "
+                    f"({err.__class__.__name__}: {err}): pass every feature column of data"
+                ) from err
+            err.add_note(f"(raised by the {where} that pyiml's Predictor called on {n} rows of newdata)")
+            raise
         values, names = _to_values(raw, self._vector_name, self._matrix_prefix, where)
+        if values.shape[1] == 0:
+            raise ValueError(f"the {where} returned no prediction columns: it must return at least one output")
         if len(values) != n:
             raise ValueError(
                 f"the {where} returned {len(values)} predictions for {n} rows of newdata: it must return one "

@@ -13,7 +13,7 @@ import pandas as pd
 
 from ._base import InterpretationMethod
 from ._algorithms.rstats import r_colMeans, r_seq_sum
-from ._base import check_int
+from ._base import check_bool, check_int
 from ._design import gather_design
 from ._parallel import check_n_jobs, map_items, split_chunks
 from .predictor import Predictor
@@ -151,8 +151,10 @@ def check_x_interest(data, x_interest, argument: str = "x_interest", allow_missi
         elif dt == src_dt:
             out[c] = v.to_numpy()
         else:
-            if not (pd.api.types.is_numeric_dtype(dt) or dt == object) or pd.api.types.is_bool_dtype(dt):
-                raise TypeError(f"{argument}: column {c!r} must be numeric like the data, got dtype {dt}")
+            if not (pd.api.types.is_numeric_dtype(dt) or dt == object) or pd.api.types.is_bool_dtype(dt) or (
+                    dt == object and any(isinstance(a, (str, bytes, bool, np.bool_)) for a in v.tolist())):
+                raise TypeError(f"{argument}: column {c!r} must be numeric like the data, got dtype {dt} "
+                                f"with values {v.tolist()[:3]!r}: pass numbers, e.g. x[{c!r}].astype(float)")
             try:
                 num = pd.to_numeric(v).to_numpy(dtype=float, na_value=np.nan)
             except (TypeError, ValueError):
@@ -422,17 +424,20 @@ class Shapley(InterpretationMethod):
         (1-based, the ``.id`` column) chooses the row; default the first. Returns a matplotlib
         Figure.
         """
-        return super().plot(sort=sort, id=id)
+        return super().plot(sort=check_bool(sort, "sort"), id=id)
 
     def _plot(self, sort: bool = True, id: Optional[int] = None):
         from .plotting.shapley import plot_shapley
 
         res = self.results
         y_int, y_avg = self.y_hat_interest, self.y_hat_average
+        n_points = len(self.x_interest)
+        if id is not None and (isinstance(id, (bool, np.bool_)) or not isinstance(id, (int, np.integer))):
+            raise TypeError(f"id must be a whole number between 1 and {n_points} (the row's .id), got {id!r}")
+        if id is not None and not 1 <= id <= n_points:
+            raise ValueError(f"id must be between 1 and {n_points} (the row's .id, 1-based), got {id!r}")
         if ".id" in res.columns:
             i = 1 if id is None else int(id)
-            if not 1 <= i <= len(self.x_interest):
-                raise ValueError(f"id must be between 1 and {len(self.x_interest)}, got {id!r}")
             res = res[res[".id"] == i].drop(columns=".id").reset_index(drop=True)
             if not self._multiclass:
                 y_int = float(self.y_hat_interest.iloc[i - 1, 0])

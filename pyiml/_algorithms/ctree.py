@@ -958,6 +958,12 @@ def _check_control(p: int, **a) -> dict:
         v = a[name]
         if v is None or not isinstance(v, (int, float, np.integer, np.floating)) or np.isnan(v):
             raise ValueError(f"{name} must be a number, got {v!r}")
+    for name in ("alpha", "mincriterion", "logmincriterion"):
+        v = a[name]
+        if v is None and name != "alpha":
+            continue
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)) or np.isnan(v):
+            raise ValueError(f"{name} must be a number, got {v!r}")
     mincriterion = a["mincriterion"]
     if mincriterion is None:
         mincriterion = 1.0 - float(a["alpha"])
