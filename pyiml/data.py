@@ -131,6 +131,11 @@ class Data:
             y_frame = y.reset_index(drop=True).copy()
             y_names = [str(c) for c in y.columns]
         elif y is not None:
+            if ".y" in X.columns:
+                raise ValueError(
+                    "data has a column named '.y', the name pyiml gives a target vector y: rename that column, "
+                    "or pass y='.y' if it is the target"
+                )
             yv = y.to_numpy() if isinstance(y, (pd.Series, pd.Index)) else np.asarray(y)
             if yv.ndim != 1:
                 raise ValueError(f"y must be a column name or a 1-d vector, got shape {yv.shape}")

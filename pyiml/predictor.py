@@ -128,13 +128,19 @@ def _to_values(raw, vector_name: str, matrix_prefix: str, where: str = "model"):
         bad = [c for c, dt in zip(names, raw.dtypes) if not _is_numeric(dt)]
         if bad:
             raise _non_numeric(where, bad)
+        if any(isinstance(dt, pd.api.extensions.ExtensionDtype) for dt in raw.dtypes):
+            return raw.to_numpy(dtype=float, na_value=np.nan), names   # nullable Float64/Int64/boolean
         return raw.to_numpy(dtype=float), names
     if isinstance(raw, pd.Series):
         if isinstance(raw.dtype, pd.CategoricalDtype):
+            if raw.isna().any():
+                _label_classes(raw.to_numpy(dtype=object), where)   # raises for the missing labels
             return _to_values(_one_hot(raw.to_numpy(), raw.cat.categories), vector_name, matrix_prefix, where)
         if _is_label_series(raw):
             vals = raw.to_numpy(dtype=object)
             return _to_values(_one_hot(vals, _label_classes(vals, where)), vector_name, matrix_prefix, where)
+        if isinstance(raw.dtype, pd.api.extensions.ExtensionDtype) and _is_numeric(raw.dtype):
+            return raw.to_numpy(dtype=float, na_value=np.nan)[:, None], [vector_name]   # nullable Float64/Int64
         raw = raw.to_numpy()
         if not _is_numeric(raw.dtype):
             raise _non_numeric(where, [vector_name])
@@ -235,6 +241,11 @@ def _raw_prediction(model=None, predict_function: Optional[Callable] = None, typ
     if hasattr(m, "_pyiml_predict"):
         return m._pyiml_predict, "pred", "X"
     if _is_sklearn_classifier(m):
+        if not hasattr(m, "classes_"):
+            raise ValueError(
+                f"model: the {m.__class__.__name__} classifier has no classes_ (is it fitted?): fit it before "
+                "passing it to Predictor"
+            )
         if type in _TYPES_PROB and hasattr(m, "predict_proba"):
             names = [str(c) for c in m.classes_]
             return (lambda nd: _Named(np.asarray(m.predict_proba(nd), dtype=float), names)), "pred", "X"
