@@ -226,6 +226,8 @@ class RModel:
                  seed: Optional[int] = None):
         if isinstance(packages, str):
             packages = (packages,)
+        if not isinstance(packages, Iterable):
+            raise TypeError(f"packages must be R package names (a str or a sequence of str), got {packages!r}")
         packages = tuple(packages)
         if not all(isinstance(p, str) for p in packages):
             raise TypeError(f"packages must be R package names (str), got {packages!r}")
@@ -373,6 +375,8 @@ def as_r_predict_function(model, type: Optional[str] = None):
     reuse one R function). R must call it from this process: keep ``future::plan("sequential")``
     (:func:`r_bridge.iml.iml` does).
     """
+    if type is not None and not isinstance(type, str):
+        raise TypeError(f"type must be None or a string such as 'prob' or 'class', got {type!r}")
     key = (id(model), type)
     hit = _CALLBACKS.get(key)
     if hit is not None and hit[0] is model:
