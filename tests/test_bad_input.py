@@ -1,0 +1,402 @@
+"""Bad input across the public API: a ValueError/TypeError whose message names the argument and
+the fix, and the caller's objects left as they were (also after the error).
+
+Each case builds its objects itself; the model is a cheap function, so the whole file runs in a
+few seconds.
+"""
+import copy
+
+import matplotlib
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.linear_model import LogisticRegression
+
+matplotlib.use("Agg")
+
+from pyiml import (FeatureEffect, FeatureEffects, FeatureImp, Interaction, LocalModel, Predictor,  # noqa: E402
+                   Shapley, TreeSurrogate, losses)
+
+N = 30
+
+
+def _df():
+    rng = np.random.default_rng(3)
+    return pd.DataFrame({
+        "a": rng.normal(size=N),
+        "b": rng.integers(0, 5, size=N),
+        "c": pd.Categorical(rng.choice(["x", "y", "z"], size=N)),
+        "y": rng.normal(size=N),
+    })
+
+
+def f_reg(nd):
+    return nd["a"].to_numpy() * 2 + nd["b"].to_numpy() + (nd["c"].astype(str).to_numpy() == "x")
+
+
+def f_cls(nd):
+    s = 1 / (1 + np.exp(-nd["a"].to_numpy()))
+    return pd.DataFrame({"setosa": s / 2, "versicolor": s / 2, "virginica": 1 - s})
+
+
+def pred(data=None, fn=f_reg, **kw):
+    kw.setdefault("y", "y")
+    return Predictor(predict_function=fn, data=_df() if data is None else data, **kw)
+
+
+def x1():
+    return _df().drop(columns="y").iloc[[3]]
+
+
+def _frozen(objs):
+    return [copy.deepcopy(o) for o in objs]
+
+
+def _same(a, b):
+    if isinstance(a, pd.DataFrame):
+        return (a.equals(b) and list(a.columns) == list(b.columns) and a.index.equals(b.index)
+                and list(a.dtypes) == list(b.dtypes))
+    if isinstance(a, np.ndarray):
+        return np.array_equal(a, b)
+    return True
+
+
+def check(call, exc, match, *watch):
+    """``call()`` raises ``exc`` matching ``match``; the objects in ``watch`` are unchanged."""
+    before = _frozen(watch)
+    with pytest.raises(exc, match=match):
+        call()
+    for b, a in zip(before, watch):
+        assert _same(b, a), "the caller's input was modified"
+
+
+# ---------------------------------------------------------------------------- Predictor and Data
+def test_model_without_predict_names_model():
+    # was "TypeError: 'NoneType' object is not callable" (the argument `type` shadowed the builtin)
+    d = _df()
+    check(lambda: Predictor(model="lm", data=d), TypeError, "model of type str has no predict method", d)
+    check(lambda: Predictor(model=3, data=d), TypeError, "model of type int has no predict method", d)
+
+
+def test_zero_row_data():
+    # was accepted; every method then failed inside numpy ("zero-size array to reduction ...")
+    d = _df().iloc[:0]
+    check(lambda: pred(d), ValueError, "data has no rows", d)
+
+
+def test_dot_y_column_beside_target_vector():
+    # was: the feature ".y" silently disappeared from the features
+    d = _df().rename(columns={"y": ".y"})
+    check(lambda: pred(d, y=np.arange(N, dtype=float)), ValueError, r"column named '\.y'.*rename", d)
+    assert pred(d, y=".y").data.y_names == [".y"]
+
+
+@pytest.mark.parametrize("output, exc, match", [
+    # were: "unhashable type: 'dict'", a one-hot column "None", "'<' not supported ...", an empty
+    # prediction (then IndexError in FeatureImp), duplicated output columns, a one-hot row of zeros,
+    # and "non-numeric" for a nullable Float64 vector
+    (lambda nd: {"p": np.ones(len(nd))}, TypeError, "predict_function returned dict"),
+    (lambda nd: None, TypeError, "predict_function returned None"),
+    (lambda nd: np.array([None] * len(nd), dtype=object), ValueError, "predict_function returned missing class labels"),
+    (lambda nd: pd.Series(pd.Categorical(["u"] * (len(nd) - 1) + [None])), ValueError,
+     "predict_function returned missing class labels"),
+    (lambda nd: np.array([1, "a"] * (len(nd) // 2), dtype=object), ValueError,
+     "predict_function returned class labels of mixed types"),
+    (lambda nd: np.ones((len(nd), 0)), ValueError, "predict_function returned no prediction columns"),
+    (lambda nd: pd.DataFrame(np.ones((len(nd), 2)), columns=["q", "q"]), ValueError,
+     r"predict_function returned a DataFrame with duplicated column names \['q'\]"),
+    (lambda nd: pd.DataFrame({"q": pd.array([pd.NA] + [1.0] * (len(nd) - 1), dtype="Float64")}), ValueError,
+     "predict_function returned NaN"),
+    # already clear before
+    (lambda nd: np.ones(len(nd) + 1), ValueError, "predict_function returned 31 predictions for 30 rows"),
+    (lambda nd: np.full(len(nd), np.nan), ValueError, "predict_function returned NaN"),
+    (lambda nd: np.ones((len(nd), 2, 2)), ValueError, "predict_function returned an array of shape"),
+    (lambda nd: pd.DataFrame({"q": ["a"] * len(nd), "r": np.ones(len(nd))}), ValueError, "non-numeric"),
+])
+def test_bad_prediction_output(output, exc, match):
+    d = _df()
+    p = Predictor(predict_function=output, data=d, y="y")
+    check(lambda: p.predict(d), exc, match, d)
+    check(lambda: FeatureImp(Predictor(predict_function=output, data=d, y="y"), "mae", n_repetitions=1),
+          exc, match, d)
+
+
+def test_nullable_numeric_prediction_is_accepted():
+    d = _df()
+    out = pred(d, fn=lambda nd: pd.Series(nd["a"].to_numpy(), dtype="Float64")).predict(d)
+    np.testing.assert_array_equal(out["pred"].to_numpy(), d["a"].to_numpy())
+
+
+def test_newdata_missing_feature_names_the_columns():
+    # was the model's own KeyError: 'a'
+    d = _df()
+    p = pred(d)
+    nd = d.drop(columns="a")
+    check(lambda: p.predict(nd), ValueError, r"newdata is missing the feature column\(s\) \['a'\]", d, nd)
+
+
+def test_newdata_missing_unused_feature_still_predicts():
+    # iml keeps the columns newdata has: a model that does not need the missing one still works
+    d = _df()
+    p = pred(d, fn=lambda nd: nd["a"].to_numpy())
+    np.testing.assert_array_equal(p.predict(d.drop(columns="b"))["pred"].to_numpy(), d["a"].to_numpy())
+
+
+def test_model_error_propagates_with_a_note():
+    d = _df()
+    p = pred(d, fn=lambda nd: 1 / 0)
+    with pytest.raises(ZeroDivisionError) as info:
+        p.predict(d)
+    assert any("raised by the predict_function" in n for n in info.value.__notes__)
+
+
+def test_unfitted_sklearn_classifier():
+    # was AttributeError: 'LogisticRegression' object has no attribute 'classes_'
+    d = _df()
+    check(lambda: Predictor(LogisticRegression(), data=d, y="y"), ValueError, "model: .*no classes_.*fit", d)
+
+
+@pytest.mark.parametrize("kw, exc, match", [
+    ({"y": "nope"}, ValueError, "y='nope' is not a column of data"),
+    ({"y": np.arange(3.0)}, ValueError, "y has length 3 but data has 30 rows"),
+    ({"batch_size": 0}, ValueError, "batch_size must be a number >= 1"),
+    ({"class_": 1.5}, TypeError, "class_ must be a class label"),
+    ({"type": 3}, TypeError, "type must be a string"),
+    ({"foo": 3}, TypeError, r"unexpected argument\(s\) \['foo'\]"),
+])
+def test_predictor_arguments_already_clear(kw, exc, match):
+    d = _df()
+    check(lambda: Predictor(predict_function=f_reg, data=d, **kw), exc, match, d)
+
+
+def test_data_types_already_clear():
+    d = _df()
+    check(lambda: Predictor(predict_function=f_reg, data=d.to_numpy()), TypeError, "data must be a pandas DataFrame")
+    check(lambda: Predictor(predict_function=f_reg, data=d.assign(t=pd.date_range("2020", periods=N))),
+          TypeError, "column 't' has unsupported dtype", d)
+    check(lambda: Predictor(predict_function=f_reg, data=pd.DataFrame(np.ones((5, 3)))), TypeError,
+          "column names must be strings")
+    check(lambda: pred(d.assign(o=np.nan)), ValueError, r"feature column\(s\) \['o'\] contain only missing", d)
+
+
+def test_unknown_class_already_clear():
+    d = _df()
+    check(lambda: Predictor(predict_function=f_cls, data=d, y="y", class_="nope").predict(d), ValueError,
+          "class_=\\['nope'\\] is not among the prediction columns", d)
+
+
+# ---------------------------------------------------------------------------- x_interest / newdata
+def test_x_interest_duplicated_columns():
+    # was pandas' "Per-column arrays must each be 1-dimensional"
+    p = pred()
+    x = pd.concat([x1(), x1()[["a"]]], axis=1)
+    check(lambda: Shapley(p, x, sample_size=3), ValueError, r"x_interest has duplicated column names \['a'\]", x)
+    check(lambda: LocalModel(p, x, k=2), ValueError, "x_interest has duplicated column names", x)
+    check(lambda: TreeSurrogate(p).predict(x), ValueError, "newdata has duplicated column names", x)
+
+
+def test_x_interest_numeric_strings_rejected():
+    # were silently converted to numbers
+    p = pred()
+    x = x1().assign(a="1.0")
+    check(lambda: Shapley(p, x, sample_size=3), TypeError, "x_interest: column 'a' must be numeric", x)
+    check(lambda: LocalModel(p).explain(x), TypeError, "x_interest: column 'a' must be numeric", x)
+
+
+@pytest.mark.parametrize("x, exc, match", [
+    (lambda x: x.drop(columns="a"), ValueError, "Missing columns: a"),
+    (lambda x: x.assign(a=np.nan), ValueError, r"x_interest has missing values in column\(s\) \['a'\]"),
+    (lambda x: x.assign(c="w"), ValueError, "x_interest: column 'c' has value"),
+    (lambda x: x.assign(b=1.5), ValueError, "x_interest: column 'b' is an integer feature"),
+    (lambda x: x.iloc[:0], ValueError, "x_interest has no rows"),
+    (lambda x: x.to_numpy(), TypeError, "x_interest must be a pandas DataFrame"),
+])
+def test_x_interest_already_clear(x, exc, match):
+    p = pred()
+    xi = x(x1())
+    check(lambda: Shapley(p, xi, sample_size=3), exc, match, xi)
+
+
+def test_x_interest_legit_variants_accepted():
+    p = pred()
+    ref = Shapley(p, x1(), sample_size=5, random_state=1).results
+    for xi in (x1().set_index(pd.Index([100])), x1()[["c", "b", "a"]], x1().assign(c="x" if x1()["c"].iloc[0] == "x"
+                                                                                   else x1()["c"].iloc[0])):
+        res = Shapley(p, xi, sample_size=5, random_state=1).results
+        np.testing.assert_allclose(res["phi"].to_numpy(), ref["phi"].to_numpy())
+
+
+# ---------------------------------------------------------------------------- FeatureImp
+def test_featureimp_nan_target():
+    # was accepted, importances computed against NaN
+    d = _df()
+    d.loc[0, "y"] = np.nan
+    check(lambda: FeatureImp(pred(d), "mae"), ValueError, r"target y \('y'\) has 1 missing value", d)
+
+
+@pytest.mark.parametrize("loss, exc, match", [
+    # were "only size-1 arrays ...", "could not convert string to float", "<lambda>() takes 1 ..."
+    (lambda a, p: np.abs(a - p), TypeError, "loss must return one number.*shape"),
+    (lambda a, p: "x", TypeError, "loss must return one number"),
+    (lambda a: 0.0, TypeError, r"loss must be a loss name or a function loss\(actual, predicted\)"),
+    # already clear
+    ("nope", ValueError, "loss='nope' is not a known loss"),
+    (3, TypeError, "loss must be a loss name or a callable"),
+])
+def test_featureimp_loss(loss, exc, match):
+    d = _df()
+    check(lambda: FeatureImp(pred(d), loss, n_repetitions=1), exc, match, d)
+
+
+def test_featureimp_loss_error_gets_a_note():
+    with pytest.raises(ZeroDivisionError) as info:
+        FeatureImp(pred(), lambda a, p: 1 / 0, n_repetitions=1)
+    assert any("loss function" in n for n in info.value.__notes__)
+
+
+def test_losses_reject_none():
+    # were 0.0 (None compared with None)
+    for fn in (losses.ce, losses.f1):
+        with pytest.raises(TypeError, match="actual and predicted must be vectors"):
+            fn(None, None)
+    with pytest.raises(ValueError, match="actual and predicted must have the same length"):
+        losses.mae([1.0, 2.0], [1.0])
+
+
+# ---------------------------------------------------------------------------- FeatureEffect
+def test_grid_points_unknown_level_names_grid_points():
+    p = pred()
+    check(lambda: FeatureEffect(p, "c", method="pdp", grid_points=["x", "nope"]), ValueError,
+          r"grid_points: values \['nope'\] are not levels")
+
+
+@pytest.mark.parametrize("data, exc, match", [
+    # were accepted (None -> [nan]) or numpy's "could not convert string to float" / "float() argument"
+    (None, TypeError, "data must be a DataFrame with the column 'a'"),
+    ({"a": [0.1]}, TypeError, "data must be a DataFrame with the column 'a'"),
+    (np.ones((2, 3)), TypeError, r"data must be a DataFrame .* of shape \(2, 3\)"),
+    (pd.DataFrame({"a": ["u"]}), TypeError, "data: the values of the numerical feature 'a' must be numbers"),
+    # already clear
+    (pd.DataFrame({"b": [1]}), ValueError, "data has no column 'a'"),
+])
+def test_feature_effect_predict_data(data, exc, match):
+    fe = FeatureEffect(pred(), "a", method="pdp", grid_size=5)
+    check(lambda: fe.predict(data), exc, match)
+
+
+@pytest.mark.parametrize("kw, exc, match", [
+    ({"rug": "x"}, TypeError, "rug must be True or False"),
+    ({"show_data": "x"}, TypeError, "show_data must be True or False"),
+    ({"ylim": "x"}, TypeError, "ylim must be None or a pair of numbers"),
+    ({"ylim": (0, 1, 2)}, TypeError, "ylim must be None or a pair of numbers"),
+])
+def test_feature_effect_plot_arguments(kw, exc, match):
+    fe = FeatureEffect(pred(), "a", method="pdp", grid_size=5)
+    check(lambda: fe.plot(**kw), exc, match)
+
+
+@pytest.mark.parametrize("kw, exc, match", [
+    # were ZeroDivisionError, "unsupported operand type(s)", matplotlib's "figure size must be positive"
+    ({"ncols": 0}, ValueError, "ncols must be a whole number >= 1"),
+    ({"ncols": "2"}, ValueError, "ncols must be a whole number >= 1"),
+    ({"nrows": -1}, ValueError, "nrows must be a whole number >= 1"),
+    ({"fixed_y": "x"}, TypeError, "fixed_y must be True or False"),
+    ({"foo": 1}, TypeError, r"unexpected argument\(s\) \['foo'\]"),
+    # already clear
+    ({"features": ["zz"]}, ValueError, "were not computed"),
+    ({"ncols": 1, "nrows": 1}, ValueError, "cannot hold"),
+])
+def test_feature_effects_plot_arguments(kw, exc, match):
+    fes = FeatureEffects(pred(), method="pdp", grid_size=3)
+    check(lambda: fes.plot(**kw), exc, match)
+
+
+@pytest.mark.parametrize("kw, exc, match", [
+    ({"feature": "zz"}, ValueError, r"feature \['zz'\] is not a feature"),
+    ({"feature": 0}, TypeError, "feature must be a feature name .* not iml's 1-based indices"),
+    ({"feature": "a", "method": "shap"}, ValueError, "method must be one of"),
+    ({"feature": "a", "grid_size": 1}, ValueError, "grid_size must be at least 2"),
+    ({"feature": "a", "center_at": "0"}, ValueError, "center_at must be a finite number"),
+    ({"feature": "a", "grid_points": [0.0, np.nan]}, ValueError, "grid_points .* must be finite numbers"),
+])
+def test_feature_effect_arguments_already_clear(kw, exc, match):
+    d = _df()
+    check(lambda: FeatureEffect(pred(d), **kw), exc, match, d)
+
+
+# ---------------------------------------------------------------------------- Shapley, LocalModel, plots
+@pytest.mark.parametrize("kw, exc, match", [
+    # were accepted (int("1"), int(1.5), True as row 1, id=2 of one row ignored) or "cannot convert
+    # float NaN to integer"
+    ({"id": "1"}, TypeError, "id must be a whole number"),
+    ({"id": 1.5}, TypeError, "id must be a whole number"),
+    ({"id": True}, TypeError, "id must be a whole number"),
+    ({"id": np.nan}, TypeError, "id must be a whole number"),
+    ({"id": 2}, ValueError, "id must be between 1 and 1"),
+    ({"sort": "no"}, TypeError, "sort must be True or False"),
+])
+def test_shapley_plot_arguments(kw, exc, match):
+    sh = Shapley(pred(), x1(), sample_size=3)
+    check(lambda: sh.plot(**kw), exc, match)
+
+
+def test_plot_before_explain_says_explain():
+    p = pred()
+    with pytest.raises(RuntimeError, match=r"call explain\(x_interest\)"):
+        Shapley(p, sample_size=3).plot()
+    with pytest.raises(RuntimeError, match=r"call explain\(x_interest\)"):
+        LocalModel(p, k=2).plot()
+
+
+def test_sort_arguments():
+    p = pred()
+    with pytest.raises(TypeError, match="sort must be True or False"):
+        FeatureImp(p, "mae", n_repetitions=1).plot(sort="no")
+    with pytest.raises(TypeError, match="sort must be True or False"):
+        Interaction(p, grid_size=3).plot(sort=None)
+
+
+def test_local_model_constant_prediction():
+    # was glmnet's "y is constant; gaussian glmnet fails at standardization step"
+    p = pred(fn=lambda nd: np.ones(len(nd)))
+    check(lambda: LocalModel(p, x1(), k=2), ValueError,
+          r"model predicts the same value \(1\) for every row with a positive weight")
+
+
+@pytest.mark.parametrize("kw, exc, match", [
+    ({"k": 4}, ValueError, "k must be a whole number between 1 and 3"),
+    ({"dist_fun": "cosine"}, ValueError, "dist_fun must be one of"),
+    ({"dist_fun": "euclidean"}, ValueError, "kernel_width must be given"),
+    ({"gower_power": -1}, ValueError, "gower_power must be a finite number > 0"),
+])
+def test_local_model_arguments_already_clear(kw, exc, match):
+    x = x1()
+    check(lambda: LocalModel(pred(), x, **kw), exc, match, x)
+
+
+# ---------------------------------------------------------------------------- TreeSurrogate
+def test_tree_args_value_types():
+    # a string mincriterion was "'>' not supported between instances of 'str' and 'int'"
+    p = pred()
+    with pytest.raises(ValueError, match="mincriterion must be a number"):
+        TreeSurrogate(p, tree_args={"mincriterion": "x"})
+    with pytest.raises(ValueError, match="alpha must be a number"):
+        TreeSurrogate(p, tree_args={"alpha": None})
+    with pytest.raises(ValueError, match="'foo' is not a ctree_control option"):
+        TreeSurrogate(p, tree_args={"foo": 1})
+
+
+def test_interaction_arguments_already_clear():
+    d = _df()
+    check(lambda: Interaction(pred(d), "zz"), ValueError, "feature='zz' is not a feature", d)
+    check(lambda: Interaction(pred(d), grid_size=1), ValueError, "grid_size must be >= 2", d)
+
+
+# ---------------------------------------------------------------------------- r_bridge (no R needed)
+def test_r_bridge_argument_types():
+    import r_bridge
+
+    with pytest.raises(TypeError, match="type must be None or a string"):
+        r_bridge.as_r_predict_function(f_reg, type=3)
+    with pytest.raises(TypeError, match="packages must be R package names"):
+        r_bridge.RModel("lm(y ~ x)", packages=3)
