@@ -868,7 +868,8 @@ class FeatureEffects(_LazyResults, InterpretationMethod):
         fixed_y : bool, default True
             Share the y range (min/max of all ``.value`` columns) across panels.
         **kwargs
-            Passed to each panel (``rug``, ``show_data``).
+            ``rug`` and ``show_data`` (bools), passed to each panel; other names raise
+            ``TypeError``.
         """
         ncols = None if ncols is None else check_int(ncols, "ncols", 1)
         nrows = None if nrows is None else check_int(nrows, "nrows", 1)

@@ -269,7 +269,8 @@ class Predictor:
         ``predict_proba`` unless ``type="class"``), a statsmodels results object, an
         :class:`r_bridge.RModel`, or a plain callable ``f(newdata)``.
     data : pandas.DataFrame
-        The data to explain the model with (features, optionally the target). Required.
+        The data to explain the model with (features, optionally the target), at least one
+        row. Required.
     predict_function : callable, optional
         ``f(newdata)`` when ``model`` is None, else ``f(model, newdata)``; returns a vector, a
         2-d array or a DataFrame. ``predict_fun`` is accepted as an alias (R's partial match).

@@ -421,8 +421,8 @@ class Shapley(InterpretationMethod):
         """iml's plot: a horizontal bar of ``phi`` per ``feature.value``.
 
         R equivalent: ``plot(<Shapley>, sort = TRUE)``. With several explained rows, ``id``
-        (1-based, the ``.id`` column) chooses the row; default the first. Returns a matplotlib
-        Figure.
+        (1-based, the ``.id`` column: a whole number in 1..rows) chooses the row; default the
+        first. Returns a matplotlib Figure.
         """
         return super().plot(sort=check_bool(sort, "sort"), id=id)
 
