@@ -237,7 +237,9 @@ def r_predictor(data: pd.DataFrame, y=None, model=None, predict_function=None, c
         * :class:`r_bridge.RFunction` → ``model = NULL, predict.function = <the R function>``;
         * an rpy2 R object → passed as is;
         * a scikit-learn model, anything with ``predict``, or a callable →
-          ``model = NULL, predict.function = as_r_predict_function(model, type)``.
+          ``model = NULL, predict.function = as_r_predict_function(model, type, data=data)``
+          (so the model gets ``newdata`` with ``data``'s column types back: categoricals with
+          their original categories, strings as strings).
     predict_function : str, rpy2 function or Python callable, optional
         R code of a function, an R function, or a Python callable ``f(newdata)`` (wrapped with
         :func:`r_bridge.as_r_predict_function`).
@@ -279,7 +281,7 @@ def r_predictor(data: pd.DataFrame, y=None, model=None, predict_function=None, c
         if pf is not None:
             raise TypeError("a Python model is called through as_r_predict_function(model, type); "
                             "give either the model or predict_function, not both")
-        pf = as_r_predict_function(model, type)
+        pf = as_r_predict_function(model, type, data=data if isinstance(data, pd.DataFrame) else None)
     if isinstance(pf, str):
         from .models import _eval_function
 
@@ -287,7 +289,7 @@ def r_predictor(data: pd.DataFrame, y=None, model=None, predict_function=None, c
     elif pf is not None and not _is_sexp(pf):
         if not callable(pf):
             raise TypeError(f"predict_function must be R code, an R function or a Python callable, got {pf!r}")
-        pf = as_r_predict_function(pf)
+        pf = as_r_predict_function(pf, data=data if isinstance(data, pd.DataFrame) else None)
     if r_model is None and pf is None:
         raise ValueError("Provide a model, a predict_function or both!")
     if r_model is not None:

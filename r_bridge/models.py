@@ -107,7 +107,7 @@ _R_WRAP_PY = """function(py_fun) {
 
 # Python callbacks handed to R: kept here so they are never garbage collected while R holds
 # the closure (R has only an external pointer to them).
-_CALLBACKS: Dict[Tuple[int, Optional[str]], Tuple[Any, Callable, Callable, Any, Any]] = {}
+_CALLBACKS: Dict[Tuple[int, Optional[str], tuple], Tuple[Any, Callable, Callable, Any, Any]] = {}
 _PY_FUNCTIONS: dict = {}  # other Python callables handed to R (r_bridge.iml.to_r)
 
 
@@ -336,7 +336,7 @@ def _prediction_to_r(out: pd.DataFrame):
     return convert.py2r(out)
 
 
-def as_r_predict_function(model, type: Optional[str] = None):
+def as_r_predict_function(model, type: Optional[str] = None, data: Optional[pd.DataFrame] = None):
     """A Python model as an R prediction function for R's ``iml::Predictor``.
 
     R equivalent: the ``predict.function`` argument of ``iml::Predictor$new``. The R function
@@ -359,12 +359,24 @@ def as_r_predict_function(model, type: Optional[str] = None):
         values (categories for a Categorical), as pyiml's ``Predictor`` does.
     type : str, optional
         See ``model``.
+    data : pandas.DataFrame, optional
+        Data with the column types the model was trained on (the training data, or the data
+        given to iml's ``Predictor``; only its dtypes are kept). R hands over factor levels as
+        strings and character columns as they are, so without it the model sees what
+        :func:`r_bridge.r2py` makes of ``newdata``; with it each column of ``newdata`` gets
+        ``data``'s type back where the values allow it: a Categorical whose categories are not
+        strings (e.g. ``[1, 2, 3]``) gets its original categories (R level ``"2"`` → ``2``), a
+        Categorical the categories and order of ``data``'s, a string column that arrives as a
+        factor becomes strings again and a factor column that arrives as strings a
+        Categorical. Values not among ``data``'s categories leave the column as R sent it (the
+        model then reports them). :func:`r_bridge.r_predictor` passes its ``data``.
 
     Returns
     -------
     rpy2.robjects.functions.Function
         ``function(model = NULL, newdata)``; ``newdata`` is converted with
-        :func:`r_bridge.r2py` (factors → Categoricals). A Python exception inside the model
+        :func:`r_bridge.r2py` (factors → Categoricals), then to ``data``'s column types when
+        ``data`` is given. A Python exception inside the model
         becomes an R error whose message is ``"<ExceptionType>: <message>"`` (and so an
         :class:`r_bridge.RError` when the R call came from Python).
 
@@ -377,11 +389,17 @@ def as_r_predict_function(model, type: Optional[str] = None):
     """
     if type is not None and not isinstance(type, str):
         raise TypeError(f"type must be None or a string such as 'prob' or 'class', got {type!r}")
-    key = (id(model), type)
+    if data is not None and not isinstance(data, pd.DataFrame):
+        raise TypeError(f"data must be None or a pandas DataFrame with the model's training column types, got "
+                        f"{_py_type_name(data)}")
+    dtypes = _dtype_template(data)
+    key = (id(model), type, _dtype_key(dtypes))
     hit = _CALLBACKS.get(key)
     if hit is not None and hit[0] is model:
         return hit[4]
     predict = _python_predictor(model, type)
+    if dtypes:
+        predict = _with_dtypes(predict, dtypes)
     session.robjects()
     import rpy2.rinterface as ri
 
@@ -391,6 +409,78 @@ def as_r_predict_function(model, type: Optional[str] = None):
         r_fun = session.to_robjects(session.r_function(_R_WRAP_PY)(py_fun))
     _CALLBACKS[key] = (model, predict, callback, py_fun, r_fun)
     return r_fun
+
+
+def _py_type_name(obj) -> str:
+    return type(obj).__name__
+
+
+def _dtype_template(data: Optional[pd.DataFrame]) -> Dict[str, Any]:
+    """The column types of ``data`` that R does not hand back as they were (categoricals and
+    string columns), by column name."""
+    if data is None:
+        return {}
+    out: Dict[str, Any] = {}
+    for j, name in enumerate(data.columns):
+        dt = data.iloc[:, j].dtype
+        if isinstance(dt, pd.CategoricalDtype) or dt == object or isinstance(dt, pd.StringDtype):
+            out[str(name)] = dt
+    return out
+
+
+def _dtype_key(dtypes: Dict[str, Any]):
+    def one(dt):
+        if isinstance(dt, pd.CategoricalDtype):
+            return ("category", tuple((type(c).__name__, str(c)) for c in dt.categories), bool(dt.ordered))
+        return str(dt)
+
+    return tuple((name, one(dt)) for name, dt in dtypes.items())
+
+
+def _restore_dtypes(nd: pd.DataFrame, dtypes: Dict[str, Any]) -> pd.DataFrame:
+    """``newdata`` from R with the template's column types where the values allow it."""
+    out = None
+    for name, dt in dtypes.items():
+        if name not in nd.columns:
+            continue
+        col = nd[name]
+        new = None
+        if isinstance(dt, pd.CategoricalDtype):
+            if isinstance(col.dtype, pd.CategoricalDtype):
+                if col.dtype == dt:
+                    continue
+                labels = col.cat.categories.astype(str)
+                codes = col.cat.codes.to_numpy()
+            else:  # strings (R character) for a categorical feature
+                values = col.astype(object)
+                mask = values.notna().to_numpy()
+                strs = values[mask].astype(str)
+                labels = pd.Index(pd.unique(strs))
+                codes = np.full(len(col), -1, dtype=np.int64)
+                codes[mask] = labels.get_indexer(strs)
+            idx = pd.Index([str(c) for c in dt.categories]).get_indexer(labels)
+            if (idx < 0).any():
+                continue  # labels the model never saw: leave the column as R sent it
+            new_codes = np.where(codes < 0, -1, idx[np.maximum(codes, 0)]) if len(idx) else codes
+            new = pd.Categorical.from_codes(new_codes, dtype=dt)
+        elif isinstance(col.dtype, pd.CategoricalDtype):  # a string column that R holds as a factor
+            new = col.astype(object).where(col.notna(), None)
+            if isinstance(dt, pd.StringDtype):
+                new = new.astype(dt)
+        elif isinstance(dt, pd.StringDtype) and col.dtype == object:
+            new = col.astype(dt)
+        if new is not None:
+            if out is None:
+                out = nd.copy()
+            out[name] = new
+    return nd if out is None else out
+
+
+def _with_dtypes(predict: Callable, dtypes: Dict[str, Any]) -> Callable:
+    def predict_restored(newdata: pd.DataFrame):
+        return predict(_restore_dtypes(newdata, dtypes))
+
+    return predict_restored
 
 
 def _predict_callback(key):

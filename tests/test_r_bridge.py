@@ -439,6 +439,62 @@ def test_regressor_and_callable_inside_r_iml(r, boston):
 
 
 @pytest.mark.r
+def test_python_model_in_r_gets_its_training_column_types_back(r):
+    """R holds factor levels as strings: a pipeline trained on a Categorical with integer
+    categories, on a string column read by dtype and on an ordered Categorical gets them back
+    from R (r_predictor passes its data), so iml's numbers are pyiml's."""
+    import pyiml
+    from sklearn.compose import ColumnTransformer, make_column_selector
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import OneHotEncoder
+    from sklearn.tree import DecisionTreeRegressor  # row by row: the same bits in any batch
+
+    from r_bridge import as_r_predict_function, convert
+    from r_bridge import iml as riml
+
+    rng = np.random.default_rng(1)
+    n = 40
+    d = pd.DataFrame({"x": rng.normal(size=n), "k": pd.Categorical(rng.choice([1, 2, 3], size=n)),
+                      "s": rng.choice(["p", "q"], size=n).astype(object),
+                      "o": pd.Categorical(rng.choice(["lo", "hi"], size=n), categories=["lo", "hi"], ordered=True)})
+    d["y"] = d["x"] + d["k"].astype(int) + (d["s"] == "q") + 0.5 * (d["o"] == "hi")
+    seen = []
+
+    def check_types(X):
+        seen.append(X.dtypes.to_dict())
+        return X
+
+    pipe = make_pipeline(
+        ColumnTransformer([("k", OneHotEncoder(), ["k", "o"]),
+                           ("s", OneHotEncoder(), make_column_selector(dtype_include=object))], remainder="passthrough"),
+        DecisionTreeRegressor(max_depth=5, random_state=0)).fit(d.drop(columns="y"), d["y"])
+    X = d.drop(columns="y")
+    before = X.copy()
+    f = as_r_predict_function(pipe, data=X)
+    got = convert.r2py(r.r_eval("f(newdata = nd)", f=f, nd=convert.py2r(X)))
+    np.testing.assert_array_equal(got["pred"].to_numpy(), pipe.predict(X))
+    pd.testing.assert_frame_equal(X, before)
+    # without the template, R's string levels are not the integer categories the encoder learned
+    with pytest.raises(r.RError, match="unknown categories"):
+        r.r_eval("f(newdata = nd)", f=as_r_predict_function(pipe), nd=convert.py2r(X))
+    # the types the model sees: those of the training data
+    probe = as_r_predict_function(lambda nd: check_types(nd)["x"].to_numpy(), data=X)
+    nd_r = r.r_eval("transform(nd, s = factor(s))", nd=convert.py2r(X))   # an R user's factor for s
+    r.r_eval("f(newdata = nd)", f=probe, nd=nd_r)
+    assert seen[-1]["k"] == X["k"].dtype and seen[-1]["o"] == X["o"].dtype and seen[-1]["s"] == object
+    # iml in R on the pipeline (r_predictor passes data) gives pyiml's PDP and ALE exactly
+    p = pyiml.Predictor(pipe, data=d, y="y")
+    rp = riml.r_predictor(data=d, y="y", model=pipe)
+    for feature, method in (("k", "pdp"), ("o", "ale"), ("s", "pdp")):
+        want = pyiml.FeatureEffect(p, feature, method=method, random_state=pyiml.RRandom(1)).results
+        res = riml.iml("FeatureEffect", rp, seed=1, feature=feature, method=method).results
+        np.testing.assert_array_equal(res[".value"].to_numpy(), want[".value"].to_numpy())
+        assert [str(v) for v in res[feature]] == [str(v) for v in want[feature]]
+    with pytest.raises(TypeError, match="data must be None or a pandas DataFrame"):
+        as_r_predict_function(pipe, data=X.to_numpy())
+
+
+@pytest.mark.r
 def test_python_exception_in_callback_becomes_r_error(r, iris):
     from r_bridge import RError, as_r_predict_function, convert
     from r_bridge import iml as riml
