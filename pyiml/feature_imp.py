@@ -161,6 +161,7 @@ class FeatureImp(InterpretationMethod):
                 "the true value of every row; drop those rows from data before building the Predictor"
             )
         self._actual = self._prepare_actual(y)
+        self._check_probabilities(self._q(preds))
         self.original_error = self._first_loss(self._loss_actual(None), self._q(preds))
         if self.original_error == 0 and self.compare == "ratio":
             warnings.warn("Model error is 0, switching from compare='ratio' to compare='difference'",
@@ -188,6 +189,23 @@ class FeatureImp(InterpretationMethod):
                 f"{type(value).__name__}" + (f" of shape {value.shape}" if isinstance(value, np.ndarray) else
                                              f" {value!r}"))
         return float(value)
+
+    def _check_probabilities(self, predicted) -> None:
+        """logLoss needs probabilities: outside [0, 1] Metrics gives NaN → Inf errors (and iml
+        fails in ``quantile``: "missing values and NaN's not allowed")."""
+        if not (self._named_loss and self.loss_name == "logLoss"):
+            return
+        p = np.asarray(predicted)
+        if p.dtype.kind != "f" or not p.size:
+            return
+        lo, hi = float(np.nanmin(p)), float(np.nanmax(p))
+        if lo < 0 or hi > 1:
+            raise ValueError(
+                f"loss='logLoss' needs predicted probabilities in [0, 1], but the model predicts values from "
+                f"{lo:.4g} to {hi:.4g}. An R glm's predict() gives the link scale unless type = 'response': use "
+                "r_bridge.RModel(model, type='response') (R: Predictor$new(model, type = 'response')); for other "
+                "models predict probabilities (predict_proba, type='prob') or use a loss for numbers such as 'mse'"
+            )
 
     def _prepare_actual(self, y: pd.Series):
         """The ``actual`` argument of the loss (unpermuted)."""

@@ -271,6 +271,21 @@ def test_label_target_with_one_numeric_output_explains_on_prob():
 
 
 
+def test_logloss_on_values_outside_zero_one_names_type_response():
+    """A glm's default predict() is the link: logLoss on it is NaN/Inf in Metrics (iml then fails
+    in quantile); pyiml says which predictions are wrong and how to get probabilities."""
+    X = pd.DataFrame({"a": [-2.0, 0.5, 1.5, -0.3], "b": [1.0, 2, 3, 4]})
+    y = np.array([0.0, 1, 1, 0])
+    link = Predictor(predict_function=lambda d: d["a"].to_numpy(), data=X, y=y)
+    before = X.copy()
+    with pytest.raises(ValueError, match=r"logLoss.*from -2 to 1\.5.*type='response'"):
+        FeatureImp(link, "logLoss")
+    pd.testing.assert_frame_equal(X, before)
+    prob = Predictor(predict_function=lambda d: 1 / (1 + np.exp(-d["a"].to_numpy())), data=X, y=y)
+    assert np.isfinite(FeatureImp(prob, "logLoss", random_state=RRandom(1)).original_error)
+    assert FeatureImp(link, "mse", random_state=RRandom(1)).original_error > 0   # other losses take any number
+
+
 def test_bool_target_with_one_output_is_zero_one_as_in_r():
     """R's Metrics coerce a logical target to 0/1 against one numeric output (iml's upstream
     test "FeatureImp with 0 model error": y = Species == "setosa", class = "setosa", mae)."""
