@@ -120,11 +120,55 @@ def _dataset_cached(name: str) -> pd.DataFrame:
         return d
     if name == "ties":
         return _ties()
+    if name == "lmfac":
+        return _lmfac()
+    if name == "lmfac_shuffled":  # columns not in formula order, an extra non-feature column w
+        d = _lmfac()
+        d["w"] = np.round(np.random.default_rng(6).uniform(size=len(d)), 2)
+        return d[["n", "y", "w", "f", "x1"]]
+    if name == "binary":
+        return _binary()
+    if name == "binary_factor":  # the same, the target a factor (levels no, yes)
+        d = _binary()
+        d["y"] = pd.Categorical(np.where(d["y"] == 1, "yes", "no"), categories=["no", "yes"])
+        return d
+    if name == "mixed_class":  # three classes cut from mixed's y
+        d = _mixed()
+        cut = np.quantile(d["y"], [1 / 3, 2 / 3])
+        d["y"] = pd.Categorical(np.array(["lo", "mid", "hi"])[np.searchsorted(cut, d["y"])],
+                                categories=["lo", "mid", "hi"])
+        return d
     raise KeyError(f"unknown data set {name!r}; known: {sorted(DATASETS)}")
 
 
 DATASETS = ("boston", "iris", "friedman1", "friedman1_small", "friedman1_binary", "friedman1_exact", "mixed", "mixed_unordered",
-            "mixed_used", "ties")
+            "mixed_used", "ties", "lmfac", "lmfac_shuffled", "binary", "binary_factor", "mixed_class")
+
+
+def _lmfac(n: int = 60, seed: int = 5) -> pd.DataFrame:
+    """A numeric, a factor and an integer feature, for lm(y ~ x1 * f + n)."""
+    rng = np.random.default_rng(seed)
+    d = pd.DataFrame({
+        "x1": np.round(rng.normal(size=n), 2),
+        "f": pd.Categorical(rng.choice(["a", "b", "c"], size=n), categories=["a", "b", "c"]),
+        "n": rng.integers(0, 6, size=n).astype("int64"),
+    })
+    d["y"] = (1 + d["x1"] + np.where(d["f"] == "b", 2 * d["x1"], 0) - (d["f"] == "c") + 0.3 * d["n"]
+              + rng.normal(scale=0.5, size=n))
+    return d
+
+
+def _binary(n: int = 80, seed: int = 8) -> pd.DataFrame:
+    """Two numeric features and a factor, a 0/1 target from a logistic model (for glm)."""
+    rng = np.random.default_rng(seed)
+    d = pd.DataFrame({
+        "x1": np.round(rng.normal(size=n), 2),
+        "x2": np.round(rng.uniform(-1, 1, size=n), 2),
+        "g": pd.Categorical(rng.choice(["u", "v", "w"], size=n), categories=["u", "v", "w"]),
+    })
+    eta = 0.5 + 1.5 * d["x1"] - d["x2"] + 1.0 * (d["g"] == "v") - 0.8 * (d["g"] == "w")
+    d["y"] = (rng.uniform(size=n) < 1 / (1 + np.exp(-eta))).astype(float)
+    return d
 
 
 def _ties(n: int = 50, seed: int = 4) -> pd.DataFrame:
@@ -185,7 +229,41 @@ def _r_model(expr: str, packages: tuple, type_: str | None, seed: int):
 
 
 @functools.lru_cache(maxsize=None)
+def _r_fit(code: str, data: str, packages: tuple = (), type_: str | None = None, seed: int | None = None):
+    """An R model fitted in R on a data set of this module (``d`` in ``code``)."""
+    from r_bridge import RModel, convert, session
+
+    session.require(packages)
+    if seed is not None:
+        session.r_eval(f"set.seed({int(seed)})")
+    fit = session.r_eval(code, d=convert.py2r(dataset(data)))
+    return RModel(fit, type=type_, packages=packages)
+
+
+def _sk_pipeline(classifier: bool):
+    from sklearn.compose import ColumnTransformer
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import OneHotEncoder
+
+    pre = ColumnTransformer([("cat", OneHotEncoder(), ["cat", "ord"])], remainder="passthrough")
+    if classifier:
+        from sklearn.linear_model import LogisticRegression
+
+        d = dataset("mixed_class")
+        return make_pipeline(pre, LogisticRegression(max_iter=2000)).fit(d.drop(columns="y"), d["y"])
+    from sklearn.ensemble import GradientBoostingRegressor
+
+    d = dataset("mixed")
+    return make_pipeline(pre, GradientBoostingRegressor(n_estimators=30, max_depth=3, random_state=0)).fit(
+        d.drop(columns="y"), d["y"])
+
+
+@functools.lru_cache(maxsize=None)
 def _sk_model(name: str):
+    if name == "sk_mixed_pipeline_gbr":
+        return _sk_pipeline(classifier=False)
+    if name == "sk_mixed_pipeline_logreg":
+        return _sk_pipeline(classifier=True)
     if name == "sk_iris_logreg":
         from sklearn.linear_model import LogisticRegression
 
@@ -242,8 +320,35 @@ def model_pair(name: str) -> ModelPair:
     if name == "sk_friedman_gbr":
         m = _sk_model(name)
         return ModelPair({"model": m}, {"model": m}, data="friedman1", y="y")
+    if name in ("lm_fac", "lm_fac_shuffled"):
+        m = _r_fit("lm(y ~ x1 * f + n, data = d)", "lmfac")
+        return ModelPair({"model": m}, {"model": m}, data="lmfac" if name == "lm_fac" else "lmfac_shuffled", y="y")
+    if name in ("glm_link", "glm_response"):
+        m = _r_fit("glm(y ~ x1 + x2 + g, family = binomial, data = d)", "binary",
+                   type_=None if name == "glm_link" else "response")
+        return ModelPair({"model": m}, {"model": m}, data="binary", y="y")
+    if name in ("glm_factor_link", "glm_factor_response"):
+        m = _r_fit("glm(y ~ x1 + x2 + g, family = binomial, data = d)", "binary_factor",
+                   type_=None if name == "glm_factor_link" else "response")
+        return ModelPair({"model": m}, {"model": m}, data="binary_factor", y="y")
+    if name == "rpart_mixed":
+        m = _r_fit("rpart::rpart(y ~ ., data = d, control = rpart::rpart.control(cp = 0.02))", "mixed", ("rpart",))
+        return ModelPair({"model": m}, {"model": m}, data="mixed", y="y")
+    if name in ("rpart_iris_prob", "rpart_iris_class"):
+        m = _r_fit("rpart::rpart(Species ~ ., data = d)", "iris", ("rpart",),
+                   type_=None if name == "rpart_iris_prob" else "class")
+        return ModelPair({"model": m}, {"model": m}, data="iris", y="Species")
+    if name == "sk_mixed_pipeline_gbr":
+        return ModelPair({"model": _sk_model(name)}, {"model": _sk_model(name)}, data="mixed", y="y")
+    if name == "sk_mixed_pipeline_gbr_unordered":  # LocalModel: iml fails on ordered factors; the encoder does not care
+        m = _sk_model("sk_mixed_pipeline_gbr")
+        return ModelPair({"model": m}, {"model": m}, data="mixed_unordered", y="y")
+    if name == "sk_mixed_pipeline_logreg":
+        return ModelPair({"model": _sk_model(name)}, {"model": _sk_model(name)}, data="mixed_class", y="y")
     raise KeyError(f"unknown model {name!r}; known: {sorted(MODELS)}")
 
 
 MODELS = ("friedman1_closed", "friedman1_small_closed", "friedman1_binary_closed", "friedman1_exact_closed", "mixed_closed", "mixed_unordered_closed", "mixed_used_closed", "ties_closed", "rf_boston", "rf_iris_prob", "rf_iris_class",
-          "sk_iris_logreg", "sk_friedman_gbr")
+          "sk_iris_logreg", "sk_friedman_gbr", "lm_fac", "lm_fac_shuffled", "glm_link", "glm_response",
+          "glm_factor_link", "glm_factor_response", "rpart_mixed", "rpart_iris_prob", "rpart_iris_class",
+          "sk_mixed_pipeline_gbr", "sk_mixed_pipeline_gbr_unordered", "sk_mixed_pipeline_logreg")

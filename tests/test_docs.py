@@ -47,7 +47,9 @@ def _run_python(path: Path, tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("page", _pages_with_python(), ids=lambda p: p.name)
-def test_python_snippets_run(page, tmp_path, monkeypatch):
+def test_python_snippets_run(page, tmp_path, monkeypatch, request):
+    if any(lang == "python" and "r_bridge" in code for lang, code, _ in code_blocks(page)):
+        request.getfixturevalue("r")   # the page's r_bridge examples need R (skip, or fail under PYIML_REQUIRE_R=1)
     _run_python(page, tmp_path, monkeypatch)
 
 
