@@ -177,7 +177,10 @@ class RModel:
         keeps them; anything else → ``data.frame(x)``.
     type : str, optional
         Forwarded as ``predict(model, newdata, type = type)`` (e.g. ``"prob"``,
-        ``"response"``); ignored when ``predict_function`` is given.
+        ``"response"``, ``"class"``); ignored when ``predict_function`` is given. None calls
+        ``predict(model, newdata)``, as iml's ``Predictor`` does without ``type``: for a
+        ``glm`` that is the link scale (log-odds of a binomial glm), so give
+        ``type="response"`` for probabilities.
     packages : iterable of str
         R packages the model needs (loaded with ``requireNamespace`` before ``model`` is
         evaluated, so ``predict`` finds their S3 methods).
