@@ -394,7 +394,7 @@ def as_r_predict_function(model, type: Optional[str] = None, data: Optional[pd.D
         raise TypeError(f"type must be None or a string such as 'prob' or 'class', got {type!r}")
     if data is not None and not isinstance(data, pd.DataFrame):
         raise TypeError(f"data must be None or a pandas DataFrame with the model's training column types, got "
-                        f"{_py_type_name(data)}")
+                        f"{data.__class__.__name__}")   # (the argument `type` hides the builtin)
     dtypes = _dtype_template(data)
     key = (id(model), type, _dtype_key(dtypes))
     hit = _CALLBACKS.get(key)
@@ -412,10 +412,6 @@ def as_r_predict_function(model, type: Optional[str] = None, data: Optional[pd.D
         r_fun = session.to_robjects(session.r_function(_R_WRAP_PY)(py_fun))
     _CALLBACKS[key] = (model, predict, callback, py_fun, r_fun)
     return r_fun
-
-
-def _py_type_name(obj) -> str:
-    return type(obj).__name__
 
 
 def _dtype_template(data: Optional[pd.DataFrame]) -> Dict[str, Any]:
