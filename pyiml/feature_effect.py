@@ -542,8 +542,7 @@ class FeatureEffect(_LazyResults, InterpretationMethod):
         ValueError
             For two features, several outputs, or method "ice" (no single curve).
         """
-        if not isinstance(extrapolate, (bool, np.bool_)):
-            raise TypeError(f"extrapolate must be True or False, got {extrapolate!r}")
+        check_bool(extrapolate, "extrapolate")
         if self.n_features == 2:
             raise ValueError("Only implemented for single feature: predict() needs a 1-D effect")
         if self._multiclass:
@@ -692,8 +691,7 @@ class Partial(FeatureEffect):
                  random_state=None):
         if aggregation not in AGGREGATIONS:
             raise ValueError(f"aggregation must be one of {list(AGGREGATIONS)}, got {aggregation!r}")
-        if not isinstance(ice, (bool, np.bool_)):
-            raise TypeError(f"ice must be True or False, got {ice!r}")
+        ice = check_bool(ice, "ice")
         if _is_sequence(feature) and len(feature) == 2:
             ice = False
         method = _partial_method(aggregation, bool(ice))
