@@ -522,6 +522,8 @@ def test_pdp_2d_categorical(r, preds, show_data):
     ("c1", "pdp", {}),
     ("x2", "pdp+ice", {"grid_size": 3}),
     ("c2", "ice", {}),
+    ("x1", "ice", {"grid_size": 3, "center_at": 4.0}),
+    ("x2", "pdp+ice", {"grid_size": 3, "center_at": 0.0}),
     (["x1", "x2"], "ale", {"grid_size": 3}),
     (["x1", "c1"], "pdp", {"grid_size": 3}),
 ])
@@ -600,8 +602,21 @@ def test_interaction(r, preds, key, sort):
     compare(py_geometry(ia.plot(sort=sort)), rg)
 
 
-# ---------------------------------------------------------------------------- Shapley, LocalModel
 @pytest.mark.parametrize("key, sort", [("one", True), ("one", False), ("multi", True)])
+def test_interaction_with_feature(r, preds, key, sort):
+    """The two-way H-statistic of x1 with every other feature: y labels ``x2:x1`` etc. (the other feature first, as iml names them)"""
+    ia = Interaction(preds[key][0], feature="x1", grid_size=4, random_state=RRandom(5))
+    ro = _riml("Interaction", preds, key, seed=5, feature="x1", grid_size=4)
+    rg = r_geometry(r, f"plot(o, sort = {'TRUE' if sort else 'FALSE'})", o=ro)
+    assert rg["geoms"] == ["GeomPoint", "GeomSegment"]
+    fig = ia.plot(sort=sort)
+    compare(py_geometry(fig), rg)
+    labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    assert labels == rg["vertical_labels"] and sorted(labels) == ["c1:x1", "c2:x1", "x2:x1"]
+
+
+# ---------------------------------------------------------------------------- Shapley, LocalModel
+@pytest.mark.parametrize("key, sort", [("one", True), ("one", False), ("multi", True), ("multi", False)])
 def test_shapley(r, preds, key, sort):
     x = X.iloc[[3]].reset_index(drop=True)
     sh = Shapley(preds[key][0], x_interest=x, sample_size=20, random_state=RRandom(3))
@@ -616,6 +631,25 @@ def test_shapley(r, preds, key, sort):
     bars = py_geometry(fig)[ax.get_title() if key == "multi" else ""]["rects"][0]
     for (xmin, xmax, ymin, ymax), (_, row) in zip(bars, res.iterrows()):
         assert labels[round((ymin + ymax) / 2, 9)] == row["feature.value"] and np.isclose(xmin + xmax, row["phi"])
+
+
+@pytest.mark.parametrize("key, row", [("one", 1), ("one", 2), ("multi", 2)])
+def test_shapley_several_rows(r, preds, key, row):
+    """``plot(id=row)`` of several explained rows against iml explaining that row (successive
+    ``explain()`` calls in R draw what pyiml draws for the rows at once under ``RRandom``)."""
+    x = X.iloc[[3, 11]].reset_index(drop=True)
+    sh = Shapley(preds[key][0], x_interest=x, sample_size=10, random_state=RRandom(3))
+    ro = _riml("Shapley", preds, key, seed=3, x_interest=x.iloc[[0]], sample_size=10)
+    if row == 2:
+        ro.call("explain", x.iloc[[1]].reset_index(drop=True))
+    rg = r_geometry(r, "plot(o)", o=ro)
+    assert rg["geoms"] == ["GeomCol"]
+    fig = sh.plot(id=row)
+    compare(py_geometry(fig), rg)
+    if key == "one":      # the title names the row's prediction
+        y_hat = float(ro.field("y.hat.interest"))
+        assert fig.axes[0].get_title(loc="left").startswith(f"Actual prediction: {y_hat:.2f}\n")
+        assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == rg["vertical_labels"]
 
 
 @pytest.mark.parametrize("key", ["one", "multi"])
@@ -656,3 +690,18 @@ def test_tree_surrogate(r, preds, key):
     compare(py, rg)
     if key == "sharp":
         assert min(len(d["rects"][0]) for d in py.values()) == 1
+
+
+@pytest.mark.parametrize("key", ["one", "multi"])
+def test_tree_surrogate_single_leaf(r, preds, key):
+    """A tree without a split (``mincriterion = 1``): every row in the root, whose ``.path`` is
+    NA; ggplot draws one facet labelled "NA"."""
+    ts = TreeSurrogate(preds[key][0], maxdepth=2, tree_args={"mincriterion": 1.0})
+    ro = _riml("TreeSurrogate", preds, key, maxdepth=2, tree_args={"mincriterion": 1.0})
+    assert ts.results[".node"].eq(1).all() and ts.results[".path"].isna().all()
+    rg = r_geometry(r, "plot(o)", o=ro)
+    assert rg["geoms"] == (["GeomBoxplot"] if key == "one" else ["GeomBar"])
+    assert list(rg["panels"]) == ["None"]            # one facet, the value NA
+    fig = ts.plot()
+    assert [ax.get_title() for ax in fig.axes] == ["NA"]
+    compare({"None": py_geometry(fig)[""]}, rg)
