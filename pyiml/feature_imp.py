@@ -161,8 +161,9 @@ class FeatureImp(InterpretationMethod):
                 "the true value of every row; drop those rows from data before building the Predictor"
             )
         self._actual = self._prepare_actual(y)
-        self._check_probabilities(self._q(preds))
-        self.original_error = self._first_loss(self._loss_actual(None), self._q(preds))
+        predicted = self._q(preds)
+        self._check_probabilities(predicted)
+        self.original_error = self._first_loss(self._loss_actual(None), predicted)
         if self.original_error == 0 and self.compare == "ratio":
             warnings.warn("Model error is 0, switching from compare='ratio' to compare='difference'",
                           UserWarning, stacklevel=2)

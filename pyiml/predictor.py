@@ -99,6 +99,15 @@ def _label_classes(labels: np.ndarray, where: str = "model") -> list:
         ) from None
 
 
+def _check_output_type(raw, where: str = "model") -> None:
+    """``TypeError`` for a model output that cannot hold predictions (None, a dict, a set, text)."""
+    if raw is None or isinstance(raw, (dict, set, frozenset, str, bytes)):
+        raise TypeError(
+            f"the {where} returned {raw.__class__.__name__ if raw is not None else 'None'}: it must return the "
+            "predictions as a vector, a 2-d array or a DataFrame with one row per row of newdata"
+        )
+
+
 def _to_values(raw, vector_name: str, matrix_prefix: str, where: str = "model"):
     """A raw model output as (values, names): a float array (n, k) and iml's column names.
 
@@ -109,11 +118,7 @@ def _to_values(raw, vector_name: str, matrix_prefix: str, where: str = "model"):
     """
     if isinstance(raw, _Named):
         return raw.values, raw.names
-    if raw is None or isinstance(raw, (dict, set, frozenset, str, bytes)):
-        raise TypeError(
-            f"the {where} returned {raw.__class__.__name__ if raw is not None else 'None'}: it must return the "
-            "predictions as a vector, a 2-d array or a DataFrame with one row per row of newdata"
-        )
+    _check_output_type(raw, where)
     labels = _label_column(raw)
     if labels is not None:
         raw = labels
@@ -164,8 +169,7 @@ def _to_values(raw, vector_name: str, matrix_prefix: str, where: str = "model"):
 
 def _to_frame(raw, vector_name: str, matrix_prefix: str) -> pd.DataFrame:
     """Turn a raw model output into a prediction frame with iml's naming."""
-    if raw is None or isinstance(raw, (dict, set, frozenset, str, bytes)):
-        _to_values(raw, vector_name, matrix_prefix)   # raises the TypeError
+    _check_output_type(raw)
     labels = _label_column(raw)
     if labels is not None:
         raw = labels

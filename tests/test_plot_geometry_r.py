@@ -417,11 +417,13 @@ def test_ylim(r, preds, ylim):
     _close(ax.get_ylim(), rg["y_range"], "y range")
 
 
-@pytest.mark.parametrize("method", ["ale", "pdp"])
-def test_categorical_bars(r, preds, method):
+@pytest.mark.parametrize("method,geom", [("ale", "GeomCol"), ("pdp", "GeomCol"),
+                                         ("ice", "GeomBoxplot"), ("pdp+ice", "GeomBoxplot")])
+def test_categorical_bars_and_boxplots(r, preds, method, geom):
+    """A categorical feature: bars (ALE, PDP) or boxplots of the ICE values per level."""
     fe, ro = _fe(preds, "one", "c1", method)
     rg = r_geometry(r, "plot(o)", o=ro)
-    assert rg["geoms"] == ["GeomCol", "GeomRug"]
+    assert rg["geoms"] == [geom, "GeomRug"]
     compare(py_geometry(fe.plot()), rg, rug_data={"x": _codes(X["c1"], _levels_of(fe.results, "c1"))})
 
 
@@ -440,14 +442,6 @@ def test_ice_lines(r, preds, method):
     if method == "pdp+ice":      # the gold PDP is drawn after (on top of) the ICE lines
         drawn = _draw_order(fig.axes[0])
         assert drawn.index(lines[-1]["artist"]) > drawn.index(lines[0]["artist"])
-
-
-@pytest.mark.parametrize("method", ["ice", "pdp+ice"])
-def test_ice_boxplots(r, preds, method):
-    fe, ro = _fe(preds, "one", "c1", method)
-    rg = r_geometry(r, "plot(o)", o=ro)
-    assert rg["geoms"] == ["GeomBoxplot", "GeomRug"]
-    compare(py_geometry(fe.plot()), rg, rug_data={"x": _codes(X["c1"], _levels_of(fe.results, "c1"))})
 
 
 @pytest.mark.parametrize("method", ["pdp", "ice", "pdp+ice"])
