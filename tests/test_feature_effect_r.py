@@ -194,3 +194,48 @@ def test_grid_size_field_equals_iml(r):
         fe = FeatureEffect(p, feature, method="pdp", grid_size=size)
         assert fe.grid_size == {k: int(v) for k, v in dict(field).items()}
 
+
+
+# ---------------------------------------------------------------------------- levels alike
+def test_ale_levels_alike_keep_their_order_where_iml_returns_na(r):
+    """Every level with the same distribution of the other features: all level distances are 0,
+    ``cmdscale`` finds no positive eigenvalue and ``iml:::order_levels`` returns no order, so
+    iml's categorical ALE is NA (1-D) or fails (numerical × categorical: the model gets rows with
+    NA levels). pyiml keeps the level order (docs/differences.md), which is what iml does for an
+    ordered factor: its results on the same data with the factor ordered are pyiml's, to the bit."""
+    import warnings
+
+    from r_bridge import iml as riml
+    from r_bridge.session import RError
+
+    d = pd.DataFrame({"c": pd.Categorical(list("aaaabbbbcc"), categories=list("abc")),
+                      "x": [0.5, 1.5, 1.5, 0.5, 1.5, 0.5, 0.5, 1.5, 1.5, 0.5]})
+
+    def f(df):
+        s = df["c"].astype(str).to_numpy()
+        x = df["x"].to_numpy(dtype=float)
+        return 2 * x + 3.0 * (s == "b") + x * (s == "c")
+
+    assert len(r.r_eval('suppressWarnings(iml:::order_levels(data.table::as.data.table(d), "c"))',
+                        d=__import__("r_bridge").convert.py2r(d))) == 0
+    ordered = d.assign(c=pd.Categorical(d["c"], categories=list("abc"), ordered=True))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")          # R's cmdscale and data.table warnings; NaN inputs of f
+        rp = riml.r_predictor(data=d, predict_function=f)
+        r_na = riml.iml("FeatureEffect", rp, feature="c", method="ale").results
+        with pytest.raises(RError, match="missing values"):
+            riml.iml("FeatureEffect", riml.r_predictor(data=d, predict_function=f), feature=["x", "c"],
+                     method="ale", grid_size=3)
+        rpo = riml.r_predictor(data=ordered, predict_function=f)
+        r_1d = riml.iml("FeatureEffect", rpo, feature="c", method="ale").results
+        r_2d = riml.iml("FeatureEffect", rpo, feature=["x", "c"], method="ale", grid_size=3).results
+    assert r_na[".value"].isna().any() and r_na["c"].isna().all()
+    p = Predictor(data=d, predict_function=f)
+    fe1 = FeatureEffect(p, "c", method="ale").results
+    fe2 = FeatureEffect(p, ["x", "c"], method="ale", grid_size=3).results
+    assert list(fe1["c"].astype(str)) == ["a", "b", "c"] == list(r_1d["c"].astype(str))
+    np.testing.assert_array_equal(fe1[".value"].to_numpy(), r_1d[".value"].to_numpy())
+    assert list(fe2.columns) == list(r_2d.columns)
+    assert list(fe2["c"].astype(str)) == list(r_2d["c"].astype(str))
+    for col in (".ale", ".right", ".left", ".bottom", ".top", "x"):
+        np.testing.assert_array_equal(fe2[col].to_numpy(dtype=float), r_2d[col].to_numpy(dtype=float))
