@@ -487,3 +487,53 @@ def test_multinomial_path_does_not_depend_on_the_builtin_sum(monkeypatch, seed):
     np.testing.assert_array_equal(compensated.a0, plain.a0)
     np.testing.assert_array_equal(compensated.beta, plain.beta)
     np.testing.assert_array_equal(predict(compensated, newx, type="response"), predict(plain, newx, type="response"))
+
+
+# ------------------------------------------------------------------------------------------
+# Eigen's order of addition
+# ------------------------------------------------------------------------------------------
+
+def _eigen_order_sum(t):
+    """Eigen's ``sum()`` of the terms ``t`` on x86-64 (SSE2), one float at a time: lanes of the
+    terms at rows 0, 4, 8, … / 1, 5, … / 2, 6, … / 3, 7, … summed left to right, combined as
+    ``(L0 + L2) + (L1 + L3)`` after one more packet of two when ``n mod 4 >= 2``, a last odd term
+    added at the end; fewer than 4 terms left to right."""
+    t = [float(v) for v in t]
+    n = len(t)
+    if n < 4:
+        out = t[0] if n else 0.0
+        for v in t[1:]:
+            out += v
+        return out
+    a2 = n - n % 4
+    lanes = t[:4]
+    for i in range(4, a2):
+        lanes[i % 4] += t[i]
+    r0, r1 = lanes[0] + lanes[2], lanes[1] + lanes[3]
+    if n - a2 >= 2:
+        r0 += t[a2]
+        r1 += t[a2 + 1]
+    out = r0 + r1
+    if n % 2:
+        out += t[n - 1]
+    return out
+
+
+@pytest.mark.parametrize("block", [None, 24])
+def test_eigen_dots_add_in_eigens_order(monkeypatch, block):
+    from pyiml._algorithms import glmnet as g
+
+    if block is not None:     # 8 rows of 3 columns per block: many blocks, every remainder
+        monkeypatch.setattr(g, "_EIGEN_BLOCK", block)
+    rng = np.random.default_rng(5)
+    order_matters = 0
+    for n in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 37, 30_001, 30_002]:
+        X = rng.normal(size=(n, 3)) * 10.0 ** rng.integers(-8, 9, size=(n, 3))
+        v = rng.normal(size=n) * 10.0 ** rng.integers(-4, 5, size=n)
+        for args, terms in (((X, v), X * v[:, None]), ((X,), X), ((X, None, True), X * X)):
+            got = g._eigen_dots(*args)
+            want = [_eigen_order_sum(terms[:, j]) for j in range(3)]
+            assert got.tolist() == want, (n, len(args))
+            order_matters += any(w != float(np.sum(terms[:, j])) for j, w in enumerate(want))
+        assert g._eigen_dots(X[:, 0], v) == _eigen_order_sum(X[:, 0] * v)       # 1-d: a float
+    assert order_matters > 0          # the order changes the bits here, so the test can fail

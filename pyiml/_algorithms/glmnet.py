@@ -198,7 +198,7 @@ def _as_weights(weights, nobs):
     return w
 
 
-_EIGEN_CHUNK = 4096  # rows per block of _eigen_dots (a multiple of 4)
+_EIGEN_BLOCK = 1 << 17  # terms per block of _eigen_dots (about 1 MB; 16,384 rows of 8 columns)
 
 
 def _eigen_dots(X, v=None, square: bool = False):
@@ -240,9 +240,10 @@ def _eigen_dots(X, v=None, square: bool = False):
     else:
         a2 = n - n % 4
         lanes = None
-        buf = np.empty((min(_EIGEN_CHUNK, a2), p))   # the terms of one block of rows
-        for s in range(0, a2, _EIGEN_CHUNK):
-            e = min(s + _EIGEN_CHUNK, a2)
+        chunk = max(4, _EIGEN_BLOCK // max(p, 1) // 4 * 4)  # rows per block, a multiple of 4
+        buf = np.empty((min(chunk, a2), p))   # the terms of one block of rows
+        for s in range(0, a2, chunk):
+            e = min(s + chunk, a2)
             blk = prod(s, e, buf[:e - s]).reshape(-1, 4, p)
             if lanes is not None:
                 blk[0] += lanes  # continue the running sums: ((L + b0) + b1) + ...
