@@ -6,10 +6,14 @@
   random cell patterns full of equidistant ties;
 * grids against ``iml:::get.grid.1D`` / ``iml:::get.grid``;
 * the session generator after PDP/ICE and FeatureEffects under ``RRandom`` against R after
-  ``set.seed`` and the same iml calls; the ``grid.size`` field.
+  ``set.seed`` and the same iml calls; the ``grid.size`` field;
+* categorical ALE whose levels look alike (iml's ``order_levels`` gives no order and its ALE is
+  NA) against iml's ALE with the factor ordered.
 
 Whole results are compared by the parity specs ``parity/specs/fe_*.toml``.
 """
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -203,9 +207,7 @@ def test_ale_levels_alike_keep_their_order_where_iml_returns_na(r):
     iml's categorical ALE is NA (1-D) or fails (numerical × categorical: the model gets rows with
     NA levels). pyiml keeps the level order (docs/differences.md), which is what iml does for an
     ordered factor: its results on the same data with the factor ordered are pyiml's, to the bit."""
-    import warnings
-
-    from r_bridge import iml as riml
+    from r_bridge import convert, iml as riml
     from r_bridge.session import RError
 
     d = pd.DataFrame({"c": pd.Categorical(list("aaaabbbbcc"), categories=list("abc")),
@@ -217,7 +219,7 @@ def test_ale_levels_alike_keep_their_order_where_iml_returns_na(r):
         return 2 * x + 3.0 * (s == "b") + x * (s == "c")
 
     assert len(r.r_eval('suppressWarnings(iml:::order_levels(data.table::as.data.table(d), "c"))',
-                        d=__import__("r_bridge").convert.py2r(d))) == 0
+                        d=convert.py2r(d))) == 0
     ordered = d.assign(c=pd.Categorical(d["c"], categories=list("abc"), ordered=True))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")          # R's cmdscale and data.table warnings; NaN inputs of f

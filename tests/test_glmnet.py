@@ -5,7 +5,8 @@ indicator columns from ``recode``, constant columns, n < p and n > p) are sent t
 length, df, lambdas, intercepts, coefficients, deviance ratios and even the number of
 coordinate-descent passes must agree. The coefficients are only converged to ``thresh``, so
 this equality at 1e-8 shows that the same iterations were run, not just the same problem
-solved.
+solved. The gaussian path's sums are added in glmnetpp's (Eigen's) order; that order is checked
+against a scalar restatement of it at the end.
 """
 import warnings
 

@@ -432,7 +432,7 @@ def _fit_gaussian(x, y, w, var_names, isd, naive, nlam, flmin, thr, ne, nx, maxi
     juix = np.flatnonzero(ju)
     # a row-major copy (x is left as it is): _eigen_dots reads it block by block of rows, and a
     # column-major x, as pandas hands it over, would make every pass about 1.5 times slower
-    xj = np.array(x[:, juix] if juix.size < ni else x, dtype=float, order="C")
+    xj = np.ascontiguousarray(x[:, juix]) if juix.size < ni else np.array(x, dtype=float, order="C")
     xm[juix] = _eigen_dots(xj, wn)
     xj -= xm[juix]
     xj *= v[:, None]
