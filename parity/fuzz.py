@@ -13,7 +13,9 @@ so that the branches nobody thought of are compared too. A case is
 * a random method of iml with random arguments, avoiding only the inputs where iml 0.11.4
   errors or is wrong on purpose of docs/differences.md (spec §18): categorical ALE with an
   unused level, integer × categorical 2-D ALE, ordered factors in LocalModel, grid points
-  outside the data.
+  outside the data. Not avoided, being rare in random data: categorical ALE whose levels all
+  have the same distribution of the other features, where iml's results are NA (such a case
+  fails; seed 970068 of ``--chains``).
 
 Random methods run under ``RRandom(seed)`` and ``set.seed(seed)``. Results are compared with
 :func:`parity.harness.compare_frames` (columns, row order, levels, labels and values).
@@ -293,13 +295,16 @@ def make_case(seed: int, method: Optional[str] = None) -> FuzzCase:
             if method == "LocalModel" and counts.min() < 2 and "class_" not in predictor:
                 # as for the random model: a class of 0-1 argmax rows stops glmnet in R
                 predictor["class_"] = fitted[int(counts.argmax())]
-    params, calls, rseed = _method_arguments(rng, extra, method, fe_method, X, kinds, multi)
+    # a fourth stream (added later still): ALE grid points, FeatureEffects' center_at, class predictions
+    more = np.random.default_rng([seed, 17])
+    params, calls, rseed = _method_arguments(rng, extra, method, fe_method, X, kinds, multi, more=more)
     return FuzzCase(seed, data, "y", model, method, params, predictor, rseed, calls=calls)
 
 
-def _method_arguments(rng, extra, method: str, fe_method: str, X: pd.DataFrame, kinds, multi: bool):
-    """Random arguments of ``method`` on the features ``X`` (``extra``: the second stream),
-    follow-up calls, and the seed (None for methods that draw nothing)."""
+def _method_arguments(rng, extra, method: str, fe_method: str, X: pd.DataFrame, kinds, multi: bool, more=None):
+    """Random arguments of ``method`` on the features ``X`` (``extra``: the second stream;
+    ``more``, the fourth, or None for none of its draws), follow-up calls, and the seed (None for
+    methods that draw nothing)."""
     feats = list(X.columns)
     params: Dict[str, Any] = {}
     calls: List[Dict[str, Any]] = []
@@ -333,6 +338,15 @@ def _method_arguments(rng, extra, method: str, fe_method: str, X: pd.DataFrame, 
             col = X[f1].to_numpy(dtype=float)
             params["grid_points"] = sorted(set(np.round(rng.uniform(col.min(), col.max(), size=4), 2).tolist()))
             params.pop("grid_size")
+        if more is not None and m == "ale" and f1 is not None and kinds[f1] in ("numerical", "integer") \
+                and more.uniform() < 0.25:
+            # ALE grid points that cover the data, each interval holding data (its upper end is a
+            # data value): iml's results (docs/differences.md: other grid points differ on purpose)
+            vals = np.unique(X[f1].to_numpy(dtype=float))
+            if vals.size >= 3:
+                inner = more.choice(vals[1:-1], size=min(int(more.integers(1, 4)), vals.size - 2), replace=False)
+                params["grid_points"] = sorted({float(vals[0]), float(vals[-1]), *(float(v) for v in inner)})
+                params.pop("grid_size")
         rseed = rseed if m != "ale" else None
     elif method == "FeatureEffects":
         params["method"] = fe_method
@@ -340,6 +354,14 @@ def _method_arguments(rng, extra, method: str, fe_method: str, X: pd.DataFrame, 
             params["features"] = [str(v) for v in rng.choice(feats, size=int(rng.integers(1, len(feats) + 1)),
                                                              replace=False)]
         params["grid_size"] = int(rng.integers(2, 15))
+        sel = params.get("features", feats)
+        if more is not None and fe_method != "ale" and more.uniform() < 0.3 \
+                and all(kinds[c] in ("numerical", "integer") for c in sel):
+            # (ALE: iml ignores center.at; categorical features or an anchor outside a feature's
+            # range: documented differences)
+            lo, hi = max(float(X[c].min()) for c in sel), min(float(X[c].max()) for c in sel)
+            if lo < hi:
+                params["center_at"] = float(more.uniform(lo, hi))
     elif method == "FeatureImp":
         if multi:
             params["loss"] = str(rng.choice(CLASSIFICATION_LOSSES))
@@ -378,6 +400,8 @@ def _method_arguments(rng, extra, method: str, fe_method: str, X: pd.DataFrame, 
             params["tree_args"] = {"minbucket": int(rng.integers(2, 10))}
     if rng.uniform() < 0.35:
         calls = _random_calls(rng, method, params, X, kinds, row)
+        if more is not None and method == "TreeSurrogate" and multi and more.uniform() < 0.5:
+            calls[0]["args"]["type"] = "class"
     if method in ("LocalModel", "TreeSurrogate"):
         rseed = None
     return params, calls, rseed

@@ -15,8 +15,11 @@ from parity.fuzz import METHODS, make_case, make_chain, run_case, run_chain
 
 pytestmark = pytest.mark.r
 
-#: Seeds per method: 4 per method, drawn from the generator's own method choice being forced.
-SEEDS = [(m, s) for m in METHODS for s in (11, 22, 33, 44)]
+#: Seeds per method: 4 per method, drawn from the generator's own method choice being forced;
+#: then the first seeds that draw ALE grid points, FeatureEffects' center_at and TreeSurrogate's
+#: predict(type = "class").
+SEEDS = [(m, s) for m in METHODS for s in (11, 22, 33, 44)] + [
+    ("FeatureEffect", 49), ("FeatureEffects", 26), ("TreeSurrogate", 8)]
 
 
 @pytest.mark.parametrize("method,seed", SEEDS, ids=[f"{m}-{s}" for m, s in SEEDS])
@@ -55,3 +58,11 @@ def test_chain_failure_names_the_differing_calls():
     assert res.status == "FAIL"
     assert "differing: c-2-Shapley (diff 1e-06)" in res.detail and "FeatureImp" not in res.detail
     assert _verdict(chain.steps[0], r, r, None, None, 0.0, "chain").status == "pass"
+
+
+def test_the_added_seeds_draw_their_branches():
+    """The last three seeds of SEEDS exercise the fourth stream's draws (and keep doing so)."""
+    fe = make_case(49, "FeatureEffect").params
+    assert fe["method"] == "ale" and "grid_points" in fe and "grid_size" not in fe
+    assert "center_at" in make_case(26, "FeatureEffects").params
+    assert make_case(8, "TreeSurrogate").calls[0]["args"].get("type") == "class"
