@@ -215,6 +215,11 @@ class ModelPair:
     extra: Dict[str, Any] = field(default_factory=dict)
 
 
+def _one_model(model, data: str, y: Any) -> ModelPair:
+    """One model object that both sides call (an R model through RModel, a Python one from R)."""
+    return ModelPair({"model": model}, {"model": model}, data=data, y=y)
+
+
 def _closed_form(f_py: Callable, f_r: str):
     from r_bridge import RFunction
 
@@ -307,44 +312,44 @@ def model_pair(name: str) -> ModelPair:
     if name == "rf_boston":
         m = _r_model("randomForest::randomForest(medv ~ ., data = MASS::Boston, ntree = 50)",
                      ("randomForest", "MASS"), None, 42)
-        return ModelPair({"model": m}, {"model": m}, data="boston", y="medv")
+        return _one_model(m, data="boston", y="medv")
     if name == "rf_iris_prob":
         m = _r_model("randomForest::randomForest(Species ~ ., data = iris, ntree = 50)", ("randomForest",), "prob", 7)
-        return ModelPair({"model": m}, {"model": m}, data="iris", y="Species")
+        return _one_model(m, data="iris", y="Species")
     if name == "rf_iris_class":
         m = _r_model("randomForest::randomForest(Species ~ ., data = iris, ntree = 50)", ("randomForest",), None, 7)
-        return ModelPair({"model": m}, {"model": m}, data="iris", y="Species")
+        return _one_model(m, data="iris", y="Species")
     if name == "sk_iris_logreg":
         m = _sk_model(name)
-        return ModelPair({"model": m}, {"model": m}, data="iris", y="Species")
+        return _one_model(m, data="iris", y="Species")
     if name == "sk_friedman_gbr":
         m = _sk_model(name)
-        return ModelPair({"model": m}, {"model": m}, data="friedman1", y="y")
+        return _one_model(m, data="friedman1", y="y")
     if name in ("lm_fac", "lm_fac_shuffled"):
         m = _r_fit("lm(y ~ x1 * f + n, data = d)", "lmfac")
-        return ModelPair({"model": m}, {"model": m}, data="lmfac" if name == "lm_fac" else "lmfac_shuffled", y="y")
+        return _one_model(m, data="lmfac" if name == "lm_fac" else "lmfac_shuffled", y="y")
     if name in ("glm_link", "glm_response"):
         m = _r_fit("glm(y ~ x1 + x2 + g, family = binomial, data = d)", "binary",
                    type_=None if name == "glm_link" else "response")
-        return ModelPair({"model": m}, {"model": m}, data="binary", y="y")
+        return _one_model(m, data="binary", y="y")
     if name in ("glm_factor_link", "glm_factor_response"):
         m = _r_fit("glm(y ~ x1 + x2 + g, family = binomial, data = d)", "binary_factor",
                    type_=None if name == "glm_factor_link" else "response")
-        return ModelPair({"model": m}, {"model": m}, data="binary_factor", y="y")
+        return _one_model(m, data="binary_factor", y="y")
     if name == "rpart_mixed":
         m = _r_fit("rpart::rpart(y ~ ., data = d, control = rpart::rpart.control(cp = 0.02))", "mixed", ("rpart",))
-        return ModelPair({"model": m}, {"model": m}, data="mixed", y="y")
+        return _one_model(m, data="mixed", y="y")
     if name in ("rpart_iris_prob", "rpart_iris_class"):
         m = _r_fit("rpart::rpart(Species ~ ., data = d)", "iris", ("rpart",),
                    type_=None if name == "rpart_iris_prob" else "class")
-        return ModelPair({"model": m}, {"model": m}, data="iris", y="Species")
+        return _one_model(m, data="iris", y="Species")
     if name == "sk_mixed_pipeline_gbr":
-        return ModelPair({"model": _sk_model(name)}, {"model": _sk_model(name)}, data="mixed", y="y")
+        return _one_model(_sk_model(name), data="mixed", y="y")
     if name == "sk_mixed_pipeline_gbr_unordered":  # LocalModel: iml fails on ordered factors; the encoder does not care
         m = _sk_model("sk_mixed_pipeline_gbr")
-        return ModelPair({"model": m}, {"model": m}, data="mixed_unordered", y="y")
+        return _one_model(m, data="mixed_unordered", y="y")
     if name == "sk_mixed_pipeline_logreg":
-        return ModelPair({"model": _sk_model(name)}, {"model": _sk_model(name)}, data="mixed_class", y="y")
+        return _one_model(_sk_model(name), data="mixed_class", y="y")
     raise KeyError(f"unknown model {name!r}; known: {sorted(MODELS)}")
 
 

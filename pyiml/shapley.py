@@ -11,9 +11,8 @@ from typing import List, Optional
 import numpy as np
 import pandas as pd
 
-from ._base import InterpretationMethod
+from ._base import InterpretationMethod, check_bool, check_int
 from ._algorithms.rstats import r_colMeans, r_seq_sum
-from ._base import check_bool, check_int
 from ._design import gather_design
 from ._parallel import check_n_jobs, map_items, split_chunks
 from .predictor import Predictor

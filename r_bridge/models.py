@@ -445,23 +445,15 @@ def _restore_dtypes(nd: pd.DataFrame, dtypes: Dict[str, Any]) -> pd.DataFrame:
         col = nd[name]
         new = None
         if isinstance(dt, pd.CategoricalDtype):
-            if isinstance(col.dtype, pd.CategoricalDtype):
-                if col.dtype == dt:
-                    continue
-                labels = col.cat.categories.astype(str)
-                codes = col.cat.codes.to_numpy()
-            else:  # strings (R character) for a categorical feature
-                values = col.astype(object)
-                mask = values.notna().to_numpy()
-                strs = values[mask].astype(str)
-                labels = pd.Index(pd.unique(strs))
-                codes = np.full(len(col), -1, dtype=np.int64)
-                codes[mask] = labels.get_indexer(strs)
-            idx = pd.Index([str(c) for c in dt.categories]).get_indexer(labels)
-            if (idx < 0).any():
+            if col.dtype == dt:
+                continue
+            # a factor or strings (R character): each value's text among the categories' texts
+            mask = col.notna().to_numpy()
+            codes = np.full(len(col), -1, dtype=np.int64)
+            codes[mask] = pd.Index([str(c) for c in dt.categories]).get_indexer(col[mask].astype(str))
+            if (codes[mask] < 0).any():
                 continue  # labels the model never saw: leave the column as R sent it
-            new_codes = np.where(codes < 0, -1, idx[np.maximum(codes, 0)]) if len(idx) else codes
-            new = pd.Categorical.from_codes(new_codes, dtype=dt)
+            new = pd.Categorical.from_codes(codes, dtype=dt)
         elif isinstance(col.dtype, pd.CategoricalDtype):  # a string column that R holds as a factor
             new = col.astype(object).where(col.notna(), None)
             if isinstance(dt, pd.StringDtype):

@@ -954,15 +954,13 @@ def _check_control(p: int, **a) -> dict:
                          "number generator; not supported")
     if a["multiway"] and a["maxsurrogate"] > 0:
         raise ValueError("maxsurrogate: surrogate splits currently not implemented for multiway splits")
-    for name in ("minsplit", "minbucket", "minprob", "maxdepth", "splittry", "maxvar", "tol"):
+    criteria = ("alpha", "mincriterion", "logmincriterion")   # no bools; the last two may be None
+    for name in ("minsplit", "minbucket", "minprob", "maxdepth", "splittry", "maxvar", "tol") + criteria:
         v = a[name]
-        if v is None or not isinstance(v, (int, float, np.integer, np.floating)) or np.isnan(v):
-            raise ValueError(f"{name} must be a number, got {v!r}")
-    for name in ("alpha", "mincriterion", "logmincriterion"):
-        v = a[name]
-        if v is None and name != "alpha":
+        if v is None and name in criteria[1:]:
             continue
-        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)) or np.isnan(v):
+        if v is None or not isinstance(v, (int, float, np.integer, np.floating)) or np.isnan(v) \
+                or (name in criteria and isinstance(v, (bool, np.bool_))):
             raise ValueError(f"{name} must be a number, got {v!r}")
     mincriterion = a["mincriterion"]
     if mincriterion is None:

@@ -2,16 +2,33 @@
 from __future__ import annotations
 
 import math
-from typing import Callable, List, Sequence
+from typing import Callable, Dict, List, Sequence
 
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-__all__ = ["PT", "lab_colormap", "boxplot", "facet_axes", "class_list", "faceted_figure", "hbars", "sorted_levels"]
+__all__ = ["PT", "POINT_S", "lab_colormap", "boxplot", "discrete_axis", "facet_axes", "class_list",
+           "faceted_figure", "hbars", "sorted_levels"]
 
 #: ggplot2 sizes (line widths, point sizes) are in mm; one mm is 72.27 / 25.4 points
 PT = 72.27 / 25.4
+#: ggplot's default point (size 1.5 mm) as a matplotlib scatter size in points²
+POINT_S = (1.5 * PT) ** 2
+
+
+def discrete_axis(ax, axis: str, levels: Sequence, **label_kw) -> Dict[str, int]:
+    """A discrete axis as ggplot draws one: the levels at positions 1..K, labelled with their
+    text (``label_kw`` go to the tick labels); returns each level's position by its text."""
+    names = [str(v) for v in levels]
+    ticks = range(1, len(names) + 1)
+    if axis == "x":
+        ax.set_xticks(ticks)
+        ax.set_xticklabels(names, **label_kw)
+    else:
+        ax.set_yticks(ticks)
+        ax.set_yticklabels(names, **label_kw)
+    return {s: i for i, s in enumerate(names, start=1)}
 
 
 def facet_axes(fig: Figure, n: int, sharex: bool = True) -> List:
@@ -48,11 +65,9 @@ def faceted_figure(res: pd.DataFrame, class_col: str, n_levels: int,
 def hbars(ax, labels: pd.Series, values: np.ndarray, levels: Sequence[str], xlabel: str) -> None:
     """Horizontal bars (ggplot ``geom_col`` + ``coord_flip``), one per row, placed at its label's
     level (ggplot's discrete positions 1..K)."""
-    pos = {f: i for i, f in enumerate(levels, start=1)}
+    pos = discrete_axis(ax, "y", levels)
     y = [pos[f] for f in labels.astype(str)]
     ax.barh(y, np.asarray(values, dtype=float), color="0.35", height=0.9)
-    ax.set_yticks(range(1, len(levels) + 1))
-    ax.set_yticklabels(levels)
     ax.set_xlabel(xlabel)
     ax.set_ylabel("")
     ax.grid(True, axis="x", color="0.92")

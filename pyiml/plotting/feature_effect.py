@@ -36,7 +36,7 @@ from matplotlib.patches import Rectangle
 from matplotlib.collections import PatchCollection
 
 from .._algorithms.rformat import r_as_character
-from ._common import PT as _PT, boxplot, lab_colormap
+from ._common import PT as _PT, POINT_S as _POINT_S, boxplot, discrete_axis, lab_colormap
 
 __all__ = ["plot_feature_effect", "plot_feature_effects", "y_axis_label", "GGPLOT_FILL"]
 
@@ -44,8 +44,6 @@ __all__ = ["plot_feature_effect", "plot_feature_effects", "y_axis_label", "GGPLO
 #: interpolated in CIE Lab as ggplot does.
 GGPLOT_FILL = lab_colormap("ggplot_fill", "#132B43", "#56B1F7")
 _HAT_Y = r"$\hat{y}$"
-#: ggplot's default point (size 1.5 mm) as a scatter size in points²
-_POINT_S = (1.5 * _PT) ** 2
 _RUG_Z = 2.5
 
 
@@ -124,16 +122,14 @@ def _draw_1d(fig, ax, fe, res: pd.DataFrame, rug: bool, ylim, ylabel: Optional[s
     data_x = fe.predictor.data.X[f]
     if fe.feature_type[0] == "categorical":
         levels = _levels(res[f])
-        pos = {str(v): i for i, v in enumerate(levels, start=1)}
+        pos = discrete_axis(ax, "x", levels)
         if fe.method in ("ice", "pdp+ice"):
             ice = res[res[".type"] == "ice"]
-            groups = [ice.loc[ice[f].astype(str) == str(v), ".value"].to_numpy() for v in levels]
-            boxplot(ax, groups, list(range(1, len(levels) + 1)))
+            groups = [ice.loc[ice[f].astype(str) == s, ".value"].to_numpy() for s in pos]
+            boxplot(ax, groups, list(pos.values()))
         else:
             xs = np.array([pos[str(v)] for v in res[f]])
             ax.bar(xs, res[".value"].to_numpy(dtype=float), width=0.9, color="#595959")
-        ax.set_xticks(range(1, len(levels) + 1))
-        ax.set_xticklabels([str(v) for v in levels])
         if rug:
             codes = np.array([pos.get(str(v), np.nan) for v in data_x])
             _rug(ax, codes[~np.isnan(codes)], "x", 0.07, 1)
@@ -191,8 +187,7 @@ def _draw_2d(fig, ax, fe, res: pd.DataFrame, rug: bool, show_data: bool, label: 
             fnum = f2 if fcat == f1 else f1
             levels = list(res[fcat].cat.categories)
             mappable = _rects(ax, res, res[".left"], res[".right"], res[".bottom"], res[".top"], res[".ale"])
-            ax.set_xticks(range(1, len(levels) + 1))
-            ax.set_xticklabels([str(v) for v in levels])
+            discrete_axis(ax, "x", levels)
             ax.set_xlabel(fcat)
             ax.set_ylabel(fnum)
             codes = pd.Categorical(X[fcat].astype(object), categories=levels).codes.astype(float) + 1
@@ -208,15 +203,10 @@ def _draw_2d(fig, ax, fe, res: pd.DataFrame, rug: bool, show_data: bool, label: 
     elif (t1 == "categorical") == (t2 == "categorical"):
         if t1 == "categorical":
             lv1, lv2 = _levels(res[f1]), _levels(res[f2])
-            p1 = {str(v): i for i, v in enumerate(lv1, start=1)}
-            p2 = {str(v): i for i, v in enumerate(lv2, start=1)}
+            p1, p2 = discrete_axis(ax, "x", lv1), discrete_axis(ax, "y", lv2)
             xs = np.array([p1[str(v)] for v in res[f1]], dtype=float)
             ys = np.array([p2[str(v)] for v in res[f2]], dtype=float)
             w = h = 1.0
-            ax.set_xticks(range(1, len(lv1) + 1))
-            ax.set_xticklabels([str(v) for v in lv1])
-            ax.set_yticks(range(1, len(lv2) + 1))
-            ax.set_yticklabels([str(v) for v in lv2])
         else:
             xs = res[f1].to_numpy(dtype=float)
             ys = res[f2].to_numpy(dtype=float)

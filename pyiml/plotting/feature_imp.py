@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from ._common import PT as _PT
+from ._common import PT as _PT, discrete_axis
 
 __all__ = ["plot_feature_imp"]
 
@@ -23,15 +23,13 @@ def plot_feature_imp(results: pd.DataFrame, loss_name: str, sort: bool = True) -
         levels = [feats[i] for i in np.argsort(res["importance"].to_numpy(), kind="stable")]
     else:
         levels = sorted(feats)
-    pos = {f: i for i, f in enumerate(levels, start=1)}    # ggplot's discrete positions 1..K
-    y = np.array([pos[f] for f in feats], dtype=float)
     fig = Figure(figsize=(6, 0.5 + 0.35 * max(len(feats), 2)))
     ax = fig.add_subplot()
+    pos = discrete_axis(ax, "y", levels)
+    y = np.array([pos[f] for f in feats], dtype=float)
     ax.hlines(y, res["importance.05"], res["importance.95"], color="darkslategrey", linewidth=1.5 * _PT,
               zorder=1)
     ax.scatter(res["importance"], y, s=(3 * _PT) ** 2 / 2, color="black", zorder=2)
-    ax.set_yticks(range(1, len(levels) + 1))
-    ax.set_yticklabels(levels)
     ax.set_ylim(0.4, len(levels) + 0.6)
     ax.set_xlabel(f"Feature Importance (loss: {loss_name})")
     ax.set_ylabel("")

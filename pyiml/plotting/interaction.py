@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from ._common import PT as _PT, faceted_figure, sorted_levels
+from ._common import PT as _PT, POINT_S, discrete_axis, faceted_figure, sorted_levels
 
 __all__ = ["plot_interaction"]
 
@@ -32,13 +32,11 @@ def plot_interaction(results: pd.DataFrame, multiclass: bool, sort: bool = True)
 def _draw(ax, res: pd.DataFrame, levels) -> None:
     # iml's layers: geom_point, then geom_segment from 0 (drawn over the points); features at
     # ggplot's discrete positions 1..K
-    pos = {f: i for i, f in enumerate(levels, start=1)}
+    pos = discrete_axis(ax, "y", levels)
     y = np.array([pos[f] for f in res[".feature"].astype(str)], dtype=float)
     h = res[".interaction"].to_numpy(dtype=float)
-    ax.scatter(h, y, color="black", s=(1.5 * _PT) ** 2, linewidths=0, zorder=2)
+    ax.scatter(h, y, color="black", s=POINT_S, linewidths=0, zorder=2)
     ax.hlines(y, 0.0, h, color="black", linewidth=0.5 * _PT, zorder=2)
-    ax.set_yticks(range(1, len(levels) + 1))
-    ax.set_yticklabels(levels)
     ax.set_xlabel("Overall interaction strength")
     ax.set_ylabel("Features")
     ax.grid(True, color="0.92")

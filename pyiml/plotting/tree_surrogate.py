@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from ._common import boxplot, facet_axes
+from ._common import boxplot, discrete_axis, facet_axes
 
 __all__ = ["plot_tree_surrogate", "plot_tree_diagram"]
 
@@ -52,8 +52,7 @@ def plot_tree_surrogate(results: pd.DataFrame, multiclass: bool, outputs: List[s
             # geom_bar: one bar per class present in the leaf, at ggplot's positions 1..K
             present = np.flatnonzero(counts > 0)
             ax.bar(present + 1, counts[present], color="#595959", width=0.9)
-            ax.set_xticks(range(1, len(classes) + 1))
-            ax.set_xticklabels(classes, rotation=30, ha="right", fontsize=8)
+            discrete_axis(ax, "x", classes, rotation=30, ha="right", fontsize=8)
             ax.set_title("NA" if pth is None else pth, fontsize=8)
             ax.set_xlabel(".class")
             ax.set_ylabel("count")
