@@ -12,9 +12,24 @@ import pandas as pd
 
 from .random import as_random_source
 
-__all__ = ["Data", "feature_type", "FEATURE_TYPES"]
+__all__ = ["Data", "feature_type", "extension_values", "FEATURE_TYPES"]
 
 FEATURE_TYPES = ("numerical", "integer", "categorical")
+
+
+def extension_values(values, dtype, n: int):
+    """``values`` (an array of length ``n`` or a scalar) as a pandas array of the nullable
+    ``dtype`` (``Int64``, ``Float64``, ``boolean``, ``string``) of the data column they belong to.
+
+    Values the dtype cannot hold get the nullable dtype pandas infers for them, as numpy dtypes
+    widen: a grid point 2.5 of an ``Int64`` feature makes a ``Float64`` column (iml: a double
+    column), not an error."""
+    if np.ndim(values) == 0:
+        values = np.repeat(np.array([values], dtype=object), n)
+    try:
+        return pd.array(values, dtype=dtype)
+    except (TypeError, ValueError):
+        return pd.array(values)
 
 
 def feature_type(column: pd.Series, name: str = "column") -> str:
@@ -52,9 +67,11 @@ def feature_type(column: pd.Series, name: str = "column") -> str:
         if len(vals) and all(isinstance(v, str) for v in vals.head(100_000)):
             if vals.map(type).eq(str).all():
                 return "categorical"
+        other = next((v for v in vals if type(v) is not str), None)  # the first value that is no str
         raise TypeError(
             f"column {name!r} has dtype object with values that are not all strings "
-            f"(e.g. {type(vals.iloc[0]).__name__ if len(vals) else 'no values'}): pyiml supports numeric, "
+            f"({f'e.g. {other!r} of type {type(other).__name__}' if other is not None else 'no values'}): "
+            "pyiml supports numeric, "
             "integer, bool, string and categorical features; convert it, e.g. "
             f"df[{name!r}] = df[{name!r}].astype('category')"
         )
@@ -270,6 +287,8 @@ class Data:
                 if np.ndim(v) == 0:
                     v = np.repeat(np.array([v], dtype=object), n)
                 out[name] = pd.Categorical(v, dtype=src.dtype)
+            elif isinstance(src.dtype, pd.api.extensions.ExtensionDtype):
+                out[name] = extension_values(v, src.dtype, n)
             else:
                 if np.ndim(v) == 0:
                     v = np.repeat(np.asarray([v], dtype=src.dtype), n)
@@ -277,7 +296,9 @@ class Data:
         return pd.DataFrame(out, columns=self.feature_names)
 
     def encoded(self) -> Dict[str, np.ndarray]:
-        """Per-feature arrays for fast indexing: categoricals as integer codes, others as values."""
+        """Per-feature arrays for fast indexing: categoricals as integer codes, others as values
+        (pandas' nullable ``Int64``, ``Float64``, ``boolean`` and ``string`` columns as object
+        arrays; :meth:`decode_frame` gives them their dtype back)."""
         if self._encoded is None:
             enc = {}
             for name in self.feature_names:

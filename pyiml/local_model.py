@@ -91,6 +91,10 @@ def recode(data, X: pd.DataFrame, x_interest: pd.DataFrame, labels: Optional[np.
             else:
                 val = (col.to_numpy() == ref.iloc[0]).astype(float)
             name = labels[j]  # "<name>=<as.character(value)>"
+        elif isinstance(col.dtype, pd.api.extensions.ExtensionDtype):  # nullable Int64 / Float64
+            val = col.to_numpy(dtype=np.int64) if kind == "integer" and not col.isna().any() else \
+                col.to_numpy(dtype=float, na_value=np.nan)
+            name = c
         else:
             val = col.to_numpy()
             name = c

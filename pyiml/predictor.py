@@ -443,9 +443,12 @@ class Predictor:
             )
         if np.isnan(values).any():
             r, c = np.argwhere(np.isnan(values))[0]
+            na_in = [str(k) for k, v in newdata.iloc[r].items() if pd.isna(v)]
             raise ValueError(
                 f"Contains missing values (column '{names[c]}', row {r + 1}): the {where} returned NaN "
-                "predictions; it must predict every row of data"
+                "predictions; it must predict every row of data" + (
+                    f". That row has missing values in {na_in}: impute them or drop such rows from data"
+                    if na_in else "")
             )
         if self._raw_names != names:
             self._raw_names = names

@@ -15,6 +15,7 @@ from ._base import InterpretationMethod, check_bool, check_int
 from ._algorithms.rstats import r_colMeans, r_seq_sum
 from ._design import gather_design
 from ._parallel import check_n_jobs, map_items, split_chunks
+from .data import extension_values
 from .predictor import Predictor
 from .random import as_random_source
 
@@ -143,12 +144,14 @@ def check_x_interest(data, x_interest, argument: str = "x_interest", allow_missi
                 )
             if isinstance(src_dt, pd.CategoricalDtype):
                 out[c] = pd.Categorical(vals, dtype=src_dt)
+            elif isinstance(src_dt, pd.api.extensions.ExtensionDtype):  # string, boolean: pd.NA if missing
+                out[c] = pd.array([None if m else a for a, m in zip(vals, miss)], dtype=src_dt)
             elif miss.any():  # missing strings or bools stay missing (np.asarray would make NaN True)
                 out[c] = np.asarray([None if m else a for a, m in zip(vals, miss)], dtype=object)
             else:
                 out[c] = np.asarray(vals, dtype=src_dt)
         elif dt == src_dt:
-            out[c] = v.to_numpy()
+            out[c] = v.array.copy() if isinstance(src_dt, pd.api.extensions.ExtensionDtype) else v.to_numpy()
         else:
             if not (pd.api.types.is_numeric_dtype(dt) or dt == object) or pd.api.types.is_bool_dtype(dt) or (
                     dt == object and any(isinstance(a, (str, bytes, bool, np.bool_)) for a in v.tolist())):
@@ -161,8 +164,13 @@ def check_x_interest(data, x_interest, argument: str = "x_interest", allow_missi
             if kind == "integer":
                 if not np.all(num[~miss] == np.round(num[~miss])):
                     raise ValueError(f"{argument}: column {c!r} is an integer feature but got non-integer values")
-                out[c] = num if miss.any() else num.astype(
-                    src_dt if pd.api.types.is_integer_dtype(src_dt) else np.int64)
+                if isinstance(src_dt, pd.api.extensions.ExtensionDtype):  # Int64: pd.NA if missing
+                    out[c] = extension_values(np.where(miss, None, num).astype(object), src_dt, len(num))
+                else:
+                    out[c] = num if miss.any() else num.astype(
+                        src_dt if pd.api.types.is_integer_dtype(src_dt) else np.int64)
+            elif isinstance(src_dt, pd.api.extensions.ExtensionDtype):  # Float64
+                out[c] = extension_values(num, src_dt, len(num))
             else:
                 out[c] = num.astype(src_dt)
     return pd.DataFrame(out, columns=data.feature_names)

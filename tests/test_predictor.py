@@ -45,7 +45,7 @@ def test_datetime_rejected(df):
 
 def test_mixed_object_rejected(df):
     bad = df.assign(m=[1, "a"] * 25)
-    with pytest.raises(TypeError, match="'m'.*not all strings"):
+    with pytest.raises(TypeError, match=r"'m'.*not all strings \(e.g. 1 of type int\)"):
         Data(bad)
 
 
@@ -159,8 +159,14 @@ def test_wrong_number_of_rows(df):
 def test_nan_predictions(df):
     X = _numeric(df)
     p = Predictor(data=X, predict_function=lambda nd: np.where(nd["a"] > 0, np.nan, 1.0))
-    with pytest.raises(ValueError, match="Contains missing values.*predict_function returned NaN"):
+    with pytest.raises(ValueError, match="Contains missing values.*predict_function returned NaN") as err:
         p.predict(X)
+    assert "That row has missing values" not in str(err.value)
+    # NaN in the data: the error names the row's missing features
+    X2 = X.assign(b=X["b"].astype(float).where(X.index != 3))
+    p2 = Predictor(data=X2, predict_function=lambda nd: nd["a"].to_numpy() * nd["b"].to_numpy())
+    with pytest.raises(ValueError, match=r"row 4\).*That row has missing values in \['b'\]: impute them"):
+        p2.predict(X2)
 
 
 def test_argument_errors(df):
@@ -213,3 +219,50 @@ def test_batched_prediction_matches_one_call(df):
     out = p.predict_batched(len(X), lambda s, e: X.iloc[s:e])
     np.testing.assert_array_equal(out[:, 0], (X["a"] * 3 + X["b"]).to_numpy())
     assert calls == [7] * 7 + [1]
+
+
+@pytest.mark.parametrize("column, dtype", [("a", "Float64"), ("b", "Int64"), ("d", "string"), ("e", "boolean")])
+def test_nullable_dtypes_reach_the_model_and_give_the_numpy_results(df, column, dtype):
+    """A pandas nullable column (Float64, Int64, string, boolean) gives every method the results
+    of its numpy counterpart, and every design the model sees has the data's dtypes."""
+    import warnings
+
+    from pyiml import FeatureEffect, FeatureImp, Interaction, LocalModel, Shapley, TreeSurrogate
+
+    X = df.drop(columns=["target", "c"])
+    nullable = X.assign(**{column: X[column].astype(dtype)})
+    seen = []
+
+    def f(nd):
+        seen.append(tuple(str(t) for t in nd.dtypes))
+        a, b = nd["a"].to_numpy(dtype=float), nd["b"].to_numpy(dtype=float)
+        return a * b + 2 * a + (nd["d"].to_numpy(dtype=object) == "u") + 0.5 * nd["e"].to_numpy(dtype=bool)
+
+    y = f(X) + np.random.default_rng(1).normal(size=len(X))
+
+    def results(data):
+        p = Predictor(data=data, y=y, predict_function=f)
+        ts = TreeSurrogate(p, maxdepth=2)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # LocalModel: "Had to choose a smaller k"
+            lm = LocalModel(p, data.iloc[[0]], k=2).results
+        return [FeatureEffect(p, column, method="ale").results,
+                FeatureEffect(p, ["b", column] if column != "b" else ["a", "b"], method="ale").results,
+                FeatureEffect(p, ["b", column] if column != "b" else ["a", "b"], method="pdp").results,
+                FeatureEffect(p, "b", method="pdp", grid_points=[0.5, 1, 3.5]).results,   # not all integral
+                pd.DataFrame({"v": FeatureEffect(p, "a", method="pdp").predict(data.iloc[:5])}),
+                FeatureImp(p, loss="mae", random_state=1).results,
+                Shapley(p, data.iloc[[0, 3]], random_state=1).results,
+                Shapley(p, X.iloc[[1]], random_state=1).results,      # x_interest in numpy dtypes
+                Interaction(p, grid_size=5, random_state=1).results,
+                lm, ts.results.drop(columns=list(X.columns)), ts.predict(data.iloc[:5])]
+
+    expected = results(X)
+    seen.clear()
+    got = results(nullable)
+    want = tuple(str(t) for t in nullable.dtypes)
+    widened = tuple(("Float64" if t == "Int64" else "float64") if c == "b" else t for c, t in zip(X.columns, want))
+    assert set(seen) == {want, widened}  # an integer feature at non-integral grid points widens, as in numpy
+    for e, g in zip(expected, got):
+        pd.testing.assert_frame_equal(g.reset_index(drop=True), e.reset_index(drop=True), check_dtype=False,
+                                      check_categorical=False)

@@ -246,11 +246,10 @@ def nearest(ref, queries) -> np.ndarray:
             t = queries[:, d, None] - ref_a[None, :, d]
             d2 += t * t
         rows = np.arange(len(queries))
-        two = np.argpartition(d2, 1, axis=1)[:, :2]
-        first, second = d2[rows, two[:, 0]], d2[rows, two[:, 1]]
-        swap = second < first
-        best = np.where(swap, two[:, 1], two[:, 0])
-        lo, hi = np.minimum(first, second), np.maximum(first, second)
+        best = d2.argmin(axis=1)
+        lo = d2[rows, best]
+        d2[rows, best] = np.inf
+        hi = d2.min(axis=1)  # the second smallest distance (lo again for a tie)
         allp = np.concatenate([ref_a, queries])
         extent = float(np.max(allp.max(axis=0) - allp.min(axis=0))) ** 2
         clear = hi - lo > 1e-9 * lo + 1e-12 * extent
