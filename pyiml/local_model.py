@@ -250,6 +250,11 @@ class LocalModel(InterpretationMethod):
         x = self.x_interest
         labels = _feature_values(x)[0]
         names, cols, matrix = recode(data, X, x, labels)
+        bad = [names[j] for j in np.flatnonzero(~np.isfinite(matrix).all(axis=0))]
+        if bad:
+            raise ValueError(
+                f"data has missing or infinite values in {bad}: LocalModel's lasso cannot fit them (glmnet: x has "
+                "missing values); impute or drop those rows before building the Predictor")
         _, xcols, xr = recode(data, x, x, labels)
         w = self._weights(names, cols, matrix, xcols, xr)
         if np.isnan(w).any():

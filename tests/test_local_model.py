@@ -233,6 +233,13 @@ def test_bad_k(data, k):
         LocalModel(p, data.iloc[[0]], k=k)
 
 
+def test_missing_values_in_the_data_are_named(data):
+    d = data.assign(b=data["b"].where(data.index != 5))
+    p = Predictor(predict_function=lambda df: np.nan_to_num(df[COLS].to_numpy()) @ BETA, data=d)
+    with pytest.raises(ValueError, match=r"data has missing or infinite values in \['b'\].*impute or drop"):
+        LocalModel(p, d.iloc[[0]], k=2)
+
+
 def test_bad_dist_fun_and_kernel_width(data):
     p = Predictor(predict_function=linear, data=data)
     with pytest.raises(ValueError, match="dist_fun must be one of"):
