@@ -145,7 +145,8 @@ def check_x_interest(data, x_interest, argument: str = "x_interest", allow_missi
             if isinstance(src_dt, pd.CategoricalDtype):
                 out[c] = pd.Categorical(vals, dtype=src_dt)
             elif isinstance(src_dt, pd.api.extensions.ExtensionDtype):  # string, boolean: pd.NA if missing
-                out[c] = pd.array([None if m else a for a, m in zip(vals, miss)], dtype=src_dt)
+                out[c] = extension_values(np.array([None if m else a for a, m in zip(vals, miss)], dtype=object),
+                                          src_dt, len(vals))
             elif miss.any():  # missing strings or bools stay missing (np.asarray would make NaN True)
                 out[c] = np.asarray([None if m else a for a, m in zip(vals, miss)], dtype=object)
             else:
@@ -161,16 +162,13 @@ def check_x_interest(data, x_interest, argument: str = "x_interest", allow_missi
                 num = pd.to_numeric(v).to_numpy(dtype=float, na_value=np.nan)
             except (TypeError, ValueError):
                 raise TypeError(f"{argument}: column {c!r} must be numeric like the data") from None
-            if kind == "integer":
-                if not np.all(num[~miss] == np.round(num[~miss])):
-                    raise ValueError(f"{argument}: column {c!r} is an integer feature but got non-integer values")
-                if isinstance(src_dt, pd.api.extensions.ExtensionDtype):  # Int64: pd.NA if missing
-                    out[c] = extension_values(np.where(miss, None, num).astype(object), src_dt, len(num))
-                else:
-                    out[c] = num if miss.any() else num.astype(
-                        src_dt if pd.api.types.is_integer_dtype(src_dt) else np.int64)
-            elif isinstance(src_dt, pd.api.extensions.ExtensionDtype):  # Float64
-                out[c] = extension_values(num, src_dt, len(num))
+            if kind == "integer" and not np.all(num[~miss] == np.round(num[~miss])):
+                raise ValueError(f"{argument}: column {c!r} is an integer feature but got non-integer values")
+            if isinstance(src_dt, pd.api.extensions.ExtensionDtype):  # Int64, Float64: pd.NA if missing
+                out[c] = extension_values(np.where(miss, None, num).astype(object), src_dt, len(num))
+            elif kind == "integer":
+                out[c] = num if miss.any() else num.astype(
+                    src_dt if pd.api.types.is_integer_dtype(src_dt) else np.int64)
             else:
                 out[c] = num.astype(src_dt)
     return pd.DataFrame(out, columns=data.feature_names)
