@@ -44,9 +44,9 @@ class Block:
         ``reduce(start, stop, values)`` consumes the predictions of block rows ``start..stop-1``
         instead of storing them (PDP without ICE keeps only sums per grid row).
     fill : callable, optional
-        Fast path for all-float data: ``fill(start, stop, enc, out)`` writes the block rows
-        ``start..stop-1`` of every feature ``c`` in ``out`` into the float array ``out[c]``
-        (same result as ``make``, without index arrays).
+        Fast path: ``fill(start, stop, enc, out)`` writes the block rows ``start..stop-1`` of
+        every feature ``c`` in ``out`` into the array ``out[c]`` (same result as ``make``,
+        without index arrays).
     signature : callable, optional
         ``signature(start, stop)``: a hashable that is equal for two row ranges exactly when the
         features not in ``pools`` hold the same values there (e.g. the same data rows). Lets
@@ -80,10 +80,12 @@ def rows_block(rows: np.ndarray, pools: Dict[str, np.ndarray], index: Dict[str, 
 
         def fill(s, e, enc, out):       # consecutive data rows: slice copies
             for c, dst in out.items():
-                if c in pools:
-                    np.take(pools[c], index[c][s:e], out=dst, mode="clip")
-                else:
+                if c not in pools:
                     dst[:] = enc[c][r0 + s:r0 + e]
+                elif dst.dtype == pools[c].dtype:
+                    np.take(pools[c], index[c][s:e], out=dst, mode="clip")
+                else:                   # e.g. category codes int64 into a wider column
+                    dst[:] = pools[c][index[c][s:e]]
 
     return Block(len(rows), pools, make, key, fill=fill, signature=signature)
 
@@ -123,8 +125,10 @@ def _design_frame(data, enc: Dict[str, np.ndarray], parts, buffer: Optional[dict
 
     Column ``c`` of a block range is ``pools[c][index]`` for replaced features and
     ``enc[c][rows]`` for the others. All-float data are gathered into one 2-D float block
-    (one pandas block, no per-column frames); otherwise columns are concatenated and decoded
-    to the data's dtypes by :meth:`pyiml.data.Data.decode_frame`.
+    (one pandas block, no per-column frames); otherwise each column is written into one array
+    (the dtype the pieces promote to, as ``np.concatenate`` would give) and decoded to the data's
+    dtypes by :meth:`pyiml.data.Data.decode_frame`. Blocks with a ``fill`` write their rows
+    without index arrays in both cases.
     """
     names = data.feature_names
     if data.all_float:
@@ -155,11 +159,19 @@ def _design_frame(data, enc: Dict[str, np.ndarray], parts, buffer: Optional[dict
                         np.take(enc[c], rows, out=mat[j, a:e], mode="clip")
             a = e
         return pd.DataFrame(mat.T, columns=data.feature_index, copy=False)
-    made = [(b, b.make(lo, hi)) for b, lo, hi in parts]
-    cols = {}
-    for c in names:
-        pieces = [b.pools[c][idx[c]] if c in b.pools else enc[c][rows] for b, (rows, idx) in made]
-        cols[c] = pieces[0] if len(pieces) == 1 else np.concatenate(pieces)
+    m = sum(hi - lo for _, lo, hi in parts)
+    cols = {c: np.empty(m, dtype=np.result_type(*[b.pools[c].dtype if c in b.pools else enc[c].dtype
+                                                   for b, _, _ in parts])) for c in names}
+    a = 0
+    for b, lo, hi in parts:
+        e = a + hi - lo
+        if b.fill is not None:
+            b.fill(lo, hi, enc, {c: col[a:e] for c, col in cols.items()})
+        else:
+            rows, idx = b.make(lo, hi)
+            for c, col in cols.items():
+                col[a:e] = b.pools[c][idx[c]] if c in b.pools else enc[c][rows]
+        a = e
     return data.decode_frame(cols)
 
 

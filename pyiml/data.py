@@ -293,7 +293,9 @@ class Data:
                 if np.ndim(v) == 0:
                     v = np.repeat(np.asarray([v], dtype=src.dtype), n)
                 out[name] = v
-        return pd.DataFrame(out, columns=self.feature_names)
+        # the arrays are the design's own (no copy), in feature order (pandas 1.5 turns every column,
+        # categoricals too, into an object array when columns= is given alongside a dict)
+        return pd.DataFrame(out, copy=False)
 
     def encoded(self) -> Dict[str, np.ndarray]:
         """Per-feature arrays for fast indexing: categoricals as integer codes, others as values

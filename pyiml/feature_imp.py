@@ -324,7 +324,7 @@ class FeatureImp(InterpretationMethod):
             "feature": np.repeat([g for g, _ in groups], R),
             "repetition": np.tile(np.arange(1, R + 1), len(groups)),
             "permutation.error": errors.ravel(),
-        })
+        }, copy=False)
         self.results = self._summarise()
         self._finished = True
 
@@ -450,7 +450,7 @@ class FeatureImp(InterpretationMethod):
             "importance": imp[order],
             "importance.95": q[order, 1],
             "permutation.error": perr[order],
-        })
+        }, copy=False)
         return res
 
     # ------------------------------------------------------------------ public

@@ -345,8 +345,8 @@ class LocalModel(InterpretationMethod):
         }
         if cls is not None:
             cols[".class"] = cls[nz]
-            return pd.DataFrame(cols)
-        return pd.DataFrame(cols, index=pd.Index(feats, dtype=object))
+            return pd.DataFrame(cols, copy=False)
+        return pd.DataFrame(cols, index=pd.Index(feats, dtype=object), copy=False)
 
     def _flush(self) -> None:
         super()._flush()

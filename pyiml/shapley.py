@@ -171,7 +171,7 @@ def check_x_interest(data, x_interest, argument: str = "x_interest", allow_missi
                     src_dt if pd.api.types.is_integer_dtype(src_dt) else np.int64)
             else:
                 out[c] = num.astype(src_dt)
-    return pd.DataFrame(out, columns=data.feature_names)
+    return pd.DataFrame(out)  # in feature order (columns= would make pandas 1.5 convert each column to objects)
 
 
 def _encode_rows(data, x: pd.DataFrame) -> dict:
@@ -413,7 +413,7 @@ class Shapley(InterpretationMethod):
         cols["phi"] = phi.ravel()
         cols["phi.var"] = var.ravel()
         cols["feature.value"] = np.repeat(values[:, None, :], K, axis=1).ravel()
-        return pd.DataFrame(cols)
+        return pd.DataFrame(cols, copy=False)
 
     # ------------------------------------------------------------------ public
     def _params_repr(self) -> list:

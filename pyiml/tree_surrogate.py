@@ -74,7 +74,7 @@ def _tree_frame(X: pd.DataFrame) -> pd.DataFrame:
             cols[c] = pd.Categorical(s.to_numpy(dtype=bool), categories=[False, True])
         else:
             cols[c] = pd.Categorical(s.astype(object), categories=sorted(pd.unique(s.dropna())))
-    return pd.DataFrame(cols, columns=list(X.columns))
+    return pd.DataFrame(cols)  # in X's column order (columns= would make pandas 1.5 copy each column to objects)
 
 
 def _fidelity(tree_pred: np.ndarray, model_pred: np.ndarray):

@@ -147,6 +147,47 @@ def test_order_levels_follows_the_other_features():
     assert names in (["p", "r", "s", "q"], ["q", "s", "r", "p"])
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_level_distances_equal_their_definition(seed):
+    """iml's order_levels distances: total variation for categorical columns, Kolmogorov-Smirnov at
+    the 100 type-7 quantiles for numerical ones, each level's ECDF from its own sorted values
+    (pyiml counts them without sorting); ties, +-Inf and NaN included."""
+    from pyiml._algorithms.mds import level_distances
+
+    rng = np.random.default_rng(seed)
+    n, K = int(rng.choice([40, 5000, 30_000])), int(rng.integers(2, 6))
+    codes = rng.integers(0, K, n)
+    codes[:K] = np.arange(K)
+    x = rng.normal(size=n) + codes * rng.normal()
+    x[rng.integers(0, n, 3)] = [np.inf, -np.inf, np.nan]
+    tie_mass = np.where(rng.uniform(size=n) < 0.4 * (codes == 0), 0.0, rng.normal(size=n))  # quantiles at 0.0
+    X = pd.DataFrame({"f": codes, "x": x, "t": tie_mass,
+                      "c": pd.Categorical(rng.choice(list("abc"), n), categories=list("abcd")),
+                      "s": rng.choice(["u", "v"], n).astype(object)})
+    probs = np.linspace(0, 1, 100)
+    want = np.zeros((K, K))
+    for name in ["x", "t", "c", "s"]:
+        col = X[name]
+        if name in ("c", "s"):
+            lev = sorted(set(col.astype(str)))
+            A = np.array([[np.mean(col[codes == k].astype(str) == v) for v in lev] for k in range(K)])
+            want += (np.abs(A[:, None, :] - A[None, :, :]).astype(np.longdouble).cumsum(axis=2)[:, :, -1] / 2
+                     ).astype(float)
+        else:
+            v = col.to_numpy()
+            fin = ~np.isnan(v)
+            xs = np.sort(v[fin])
+            i = 1 + (xs.size - 1) * probs
+            a, b = np.floor(i).astype(int), np.ceil(i).astype(int)
+            with np.errstate(invalid="ignore"):
+                q = np.where((i > a) & (xs[b - 1] != xs[a - 1]), (1 - (i - a)) * xs[a - 1] + (i - a) * xs[b - 1],
+                             xs[a - 1])
+            F = np.array([np.searchsorted(np.sort(v[fin & (codes == k)]), q, side="right") / np.sum(fin & (codes == k))
+                          for k in range(K)])
+            want += np.max(np.abs(F[:, None, :] - F[None, :, :]), axis=2)
+    np.testing.assert_array_equal(level_distances(X, codes, K, "f"), want)
+
+
 def test_ann_returns_a_nearest_point_and_is_deterministic():
     rng = np.random.default_rng(4)
     for _ in range(30):

@@ -55,7 +55,7 @@ def test_edge_cases():
 
 @pytest.mark.parametrize("seed", range(10))
 def test_order_statistics_equal_sorting(seed):
-    from pyiml._algorithms.grids import order_statistics
+    from pyiml._algorithms.rstats import order_statistics
 
     rng = np.random.default_rng(seed)
     n = int(rng.choice([10, 4095, 5000, 30_000, 120_000]))
@@ -75,6 +75,13 @@ def test_order_statistics_equal_sorting(seed):
     sorted_x = np.sort(x)
     np.testing.assert_array_equal(r_quantile(x, [0, 0.1, 0.5, 0.93, 1], type=1),
                                   sorted_x[type1_ranks(n, [0, 0.1, 0.5, 0.93, 1])])
+    # type 7 from the selected order statistics equals R's definition on all values sorted
+    p = np.linspace(0, 1, 100)
+    index = 1 + (n - 1) * p
+    lo, hi = np.floor(index).astype(int), np.ceil(index).astype(int)
+    want = [sorted_x[a - 1] if i <= a or sorted_x[b - 1] == sorted_x[a - 1] else
+            (1 - (i - a)) * sorted_x[a - 1] + (i - a) * sorted_x[b - 1] for i, a, b in zip(index, lo, hi)]
+    np.testing.assert_array_equal(r_quantile(x, p, type=7), want)
 
 
 @pytest.mark.parametrize("n_grid", [2, 5, 21, 64, 65])

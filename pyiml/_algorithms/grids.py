@@ -19,7 +19,7 @@ from typing import Optional, Tuple
 import numpy as np
 import pandas as pd
 
-from .rstats import type1_ranks
+from .rstats import r_quantile
 
 __all__ = ["r_seq", "grid_1d", "anchor_grid", "expand_grid", "find_interval", "ale_interval", "r_approx"]
 
@@ -90,49 +90,10 @@ def grid_1d(values, grid_size: int, feature_type: str, type: str = "equidist"):
     if type == "equidist":
         grid = r_seq(x.min(), x.max(), grid_size)
     else:
-        # Type-1 quantiles are order statistics: find which ones on the ranks 0..n-1 (R's rule,
-        # via type1_ranks), then select them without sorting all values (order_statistics).
-        ranks = type1_ranks(x.size, r_seq(0.0, 1.0, grid_size))
-        grid = order_statistics(x, ranks)
+        grid = r_quantile(x, r_seq(0.0, 1.0, grid_size), type=1)
     if feature_type == "integer":
         grid = np.rint(grid)
     return np.asarray(grid, dtype=float)
-
-
-def order_statistics(x: np.ndarray, ranks) -> np.ndarray:
-    """``np.sort(x)[ranks]`` for finite float ``x``, without sorting all of ``x``.
-
-    The values are put in ``~n / 64`` equal-width buckets between min and max; the bucket of a
-    value is a non-decreasing function of it, so the sorted data are the sorted buckets one
-    after the other, and only the buckets holding a wanted rank are sorted. Skewed data whose
-    wanted buckets hold more than a quarter of the values, and small inputs, use
-    ``np.partition`` instead. Both give exactly the same values.
-    """
-    x = np.asarray(x, dtype=float)
-    ranks = np.asarray(ranks, dtype=np.int64)
-    n = x.size
-    if n < 4096 or ranks.size == 0:
-        return np.partition(x, np.unique(ranks))[ranks] if ranks.size else np.empty(0)
-    lo, hi = float(x.min()), float(x.max())
-    if not hi > lo:
-        return np.full(ranks.size, lo)
-    nb = n // 64
-    scale = nb / (hi - lo)
-    if not np.isfinite(scale):
-        return np.partition(x, np.unique(ranks))[ranks]
-    b = ((x - lo) * scale).astype(np.int64)
-    np.minimum(b, nb - 1, out=b)
-    counts = np.bincount(b, minlength=nb)
-    upto = np.cumsum(counts)                       # values in buckets 0..k
-    kb = np.searchsorted(upto, ranks, side="right")  # the bucket holding each rank
-    need = np.zeros(nb, dtype=bool)
-    need[kb] = True
-    taken = np.where(need, counts, 0)
-    if taken.sum() > n // 4:
-        return np.partition(x, np.unique(ranks))[ranks]
-    sub = np.sort(x[need[b]])
-    start = np.cumsum(taken) - taken               # where each wanted bucket starts in sub
-    return sub[start[kb] + ranks - (upto[kb] - counts[kb])]
 
 
 def anchor_grid(grid: np.ndarray, anchor: Optional[float]) -> np.ndarray:

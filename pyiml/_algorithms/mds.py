@@ -78,24 +78,29 @@ def level_distances(X: pd.DataFrame, codes: np.ndarray, K: int, exclude: str) ->
             xc, lev = categorical_codes(col)
             M = max(len(lev), 1)
             ok = xc >= 0
-            tab = np.zeros((K, M))
-            np.add.at(tab, (codes[ok], xc[ok]), 1.0)
+            tab = np.bincount(codes[ok] * M + xc[ok], minlength=K * M).reshape(K, M)
             A = tab / counts[:, None]
             diff = np.abs(A[:, None, :] - A[None, :, :]).astype(np.longdouble)
             d = (np.cumsum(diff, axis=2)[:, :, -1] / 2).astype(float)
         else:
             x = col.to_numpy(dtype=float)
             fin = ~np.isnan(x)
-            q = r_quantile(x[fin], probs, type=7)
-            F = np.empty((K, q.size))
-            for k in range(K):
-                xs = np.sort(x[fin & (codes == k)])
-                if xs.size == 0:
-                    raise ValueError(
-                        f"order_levels: level {k + 1} of {exclude!r} has no non-missing value of {name!r}; "
-                        "the level distances are undefined"
-                    )
-                F[k] = np.searchsorted(xs, q, side="right") / xs.size
+            xf, cf = x[fin], codes[fin]
+            q = r_quantile(xf, probs, type=7)
+            # each level's ECDF at q (count of its values <= q_j, over its size) without sorting the
+            # levels' values: a value counts for the sorted q from the first one not below it on
+            order = np.argsort(q, kind="stable")
+            m = q.size
+            hist = np.bincount(cf * (m + 1) + np.searchsorted(q[order], xf, side="left"),
+                               minlength=K * (m + 1)).reshape(K, m + 1)
+            size = hist.sum(axis=1)
+            if (size == 0).any():
+                raise ValueError(
+                    f"order_levels: level {int(np.flatnonzero(size == 0)[0]) + 1} of {exclude!r} has no "
+                    f"non-missing value of {name!r}; the level distances are undefined"
+                )
+            F = np.empty((K, m))
+            F[:, order] = np.cumsum(hist[:, :m], axis=1) / size[:, None]
             d = np.max(np.abs(F[:, None, :] - F[None, :, :]), axis=2)
         D = D + d
     return D

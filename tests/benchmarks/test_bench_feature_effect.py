@@ -125,3 +125,35 @@ def test_feature_effect_vs_r(benchmark, r, sizes, case):
     t_r = time_r(r_code, data, 3)
     _report(benchmark, f"FeatureEffect {case} vs R (n={N})", r_s=t_r, r_over_pyiml=t_r / t_py)
     assert t_r / t_py >= 10
+
+
+@pytest.fixture(scope="module")
+def mixed():
+    """n = 100 000 rows of nine float features and a categorical one: designs of mixed dtypes,
+    which are built column by column (not as one float block)."""
+    rng = np.random.default_rng(3)
+    X = pd.DataFrame(rng.uniform(size=(BIG, 9)), columns=[f"x{i + 1}" for i in range(9)])
+    X["c"] = pd.Categorical(rng.choice(list("abcd"), BIG))
+
+    def f(d):
+        return friedman_f(d) + 2.0 * (d["c"].cat.codes.to_numpy() == 1)
+
+    return X, f, Predictor(data=X, predict_function=f, batch_size=10 ** 5)
+
+
+@pytest.mark.parametrize("case, per_row", [("pdp", 10), ("ale", 2)])
+def test_mixed_dtype_designs_vs_floor(benchmark, mixed, case, per_row):
+    """Mixed-dtype designs against one model call on the same rows with the same dtypes. Each
+    design column is written in place by the blocks' fill (no gather through index arrays) and
+    the frame takes the columns as they are (no consolidating copy, no conversion of the
+    categorical to objects): PDP 100 -> 14 ms, ALE 17 -> 6 ms. ALE's quantiles and interval
+    lookup of 10^5 values weigh as in the float benchmark above (a regression guard)."""
+    X, f, p = mixed
+    kwargs = dict(feature="x1", method=case, grid_size=per_row) if case == "pdp" else dict(feature="x1", method="ale")
+    run = lambda: FeatureEffect(p, **kwargs)
+    benchmark(run)
+    t_py = best_time(run, 3)
+    rows = X.iloc[np.arange(per_row * BIG) % BIG].reset_index(drop=True)
+    t_floor = best_time(lambda: f(rows.copy(deep=False)), 3)
+    _report(benchmark, f"FeatureEffect {case} mixed dtypes n={BIG}", pyiml_s=t_py, pyiml_over_floor=t_py / t_floor)
+    assert t_py < {"pdp": 3, "ale": 10}[case] * t_floor
