@@ -40,11 +40,8 @@ def gather_design(data, base: Dict[str, np.ndarray], src: Dict[str, Union[np.nda
         s, col = src[c], base[c]
         for g0, g1 in _gaps(m, patches.get(c, ())):  # rows no patch overwrites
             if isinstance(s, range):
-                if fast:
-                    _fill_cyclic(cols[j][g0:g1], col, s.start + g0, s.start + g1)
-                else:
-                    cols[j][g0:g1] = col[np.arange(s.start + g0, s.start + g1) % len(col)]
-            elif fast:
+                _fill_cyclic(cols[j][g0:g1], col, s.start + g0, s.start + g1)
+            elif cols[j].dtype == col.dtype:
                 np.take(col, s[g0:g1], out=cols[j][g0:g1], mode="clip")  # "clip": no buffered bounds check
             else:
                 cols[j][g0:g1] = col[s[g0:g1]]
