@@ -17,6 +17,10 @@ so that the branches nobody thought of are compared too. A case is
   have the same distribution of the other features, where iml's results are NA (such a case
   fails; seed 970068 of ``--chains``).
 
+In one case in four with the random model, some numeric and string columns reach pyiml in
+pandas' nullable dtypes (``Float64``, ``Int64``, ``string``; R gets the same values as always),
+drawn from a fifth stream.
+
 Random methods run under ``RRandom(seed)`` and ``set.seed(seed)``. Results are compared with
 :func:`parity.harness.compare_frames` (columns, row order, levels, labels and values).
 
@@ -106,6 +110,7 @@ class FuzzCase:
     rseed: Optional[int] = None
     tolerance: float = 1e-9
     calls: List[Dict[str, Any]] = field(default_factory=list)
+    nullable: List[str] = field(default_factory=list)   # columns pyiml gets in pandas' nullable dtypes
 
     def _shown(self) -> dict:
         return {k: (f"<{len(v)} rows>" if isinstance(v, pd.DataFrame) else v) for k, v in self.params.items()}
@@ -116,18 +121,37 @@ class FuzzCase:
 
     def recipe(self) -> str:
         calls = [c["method"] for c in self.calls]
-        return (f"seed={self.seed} {self.method} {_data_text(self.data, self.y, self.model)} "
+        return (f"seed={self.seed} {self.method} {_data_text(self.data, self.y, self.model, self.nullable)} "
                 f"predictor={self.predictor} params={self._shown()} rseed={self.rseed} calls={calls}")
 
 
-def _data_text(data: pd.DataFrame, y: str, model) -> str:
-    """Rows, feature dtypes and the kind of model, for a recipe."""
-    kinds = ", ".join(f"{c}:{v.dtype}" for c, v in data.drop(columns=y).items())
+def _data_text(data: pd.DataFrame, y: str, model, nullable=()) -> str:
+    """Rows, feature dtypes (pyiml's, where they are nullable) and the kind of model, for a recipe."""
+    py_data = _py_data(data, nullable)
+    kinds = ", ".join(f"{c}:{v.dtype}" for c, v in py_data.drop(columns=y).items())
     if isinstance(model, RandomModel):
         out = "multi" + str(model.classes) if model.classes else "single"
     else:
         out = "sklearn " + type(model[-1]).__name__
     return f"n={len(data)} [{kinds}] {out}"
+
+
+_NULLABLE = {"float64": "Float64", "int64": "Int64", "object": "string"}
+
+
+def _nullable_columns(stream: np.random.Generator, X: pd.DataFrame, model) -> List[str]:
+    """In one case in four with the random model: numeric and string columns that pyiml gets as
+    pandas' nullable ``Float64``, ``Int64`` and ``string`` (R gets the same values as always)."""
+    if not isinstance(model, RandomModel) or stream.uniform() >= 0.25:
+        return []
+    return [c for c in X.columns if str(X[c].dtype) in _NULLABLE and stream.uniform() < 0.6]
+
+
+def _py_data(data: pd.DataFrame, nullable) -> pd.DataFrame:
+    """The data as pyiml gets it: the ``nullable`` columns converted."""
+    if not nullable:
+        return data
+    return data.assign(**{c: data[c].astype(_NULLABLE[str(data[c].dtype)]) for c in nullable})
 
 
 def _random_data(rng: np.random.Generator, allow_ordered: bool = True, allow_unused: bool = True,
@@ -298,7 +322,9 @@ def make_case(seed: int, method: Optional[str] = None) -> FuzzCase:
     # a fourth stream (added later still): ALE grid points, FeatureEffects' center_at, class predictions
     more = np.random.default_rng([seed, 17])
     params, calls, rseed = _method_arguments(rng, extra, method, fe_method, X, kinds, multi, more=more)
-    return FuzzCase(seed, data, "y", model, method, params, predictor, rseed, calls=calls)
+    # a fifth stream: pandas' nullable dtypes on pyiml's side
+    nullable = _nullable_columns(np.random.default_rng([seed, 19]), X, model)
+    return FuzzCase(seed, data, "y", model, method, params, predictor, rseed, calls=calls, nullable=nullable)
 
 
 def _method_arguments(rng, extra, method: str, fe_method: str, X: pd.DataFrame, kinds, multi: bool, more=None):
@@ -472,7 +498,9 @@ def run_case(case: FuzzCase) -> FuzzResult:
     py_err = r_err = None
     py, r = {}, {}
     try:
-        py = py_outputs(spec, pyiml.Predictor(data=case.data, y=case.y, **how, **case.predictor), features)
+        py_data = _py_data(case.data, case.nullable)
+        py = py_outputs(spec, pyiml.Predictor(data=py_data, y=case.y, **how, **case.predictor),
+                        py_data.drop(columns=case.y))
     except Exception as exc:
         py_err = f"{type(exc).__name__}: {exc}"
     try:

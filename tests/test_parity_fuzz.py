@@ -17,9 +17,10 @@ pytestmark = pytest.mark.r
 
 #: Seeds per method: 4 per method, drawn from the generator's own method choice being forced;
 #: then the first seeds that draw ALE grid points, FeatureEffects' center_at and TreeSurrogate's
-#: predict(type = "class").
+#: predict(type = "class"); then seeds whose data reach pyiml in pandas' nullable dtypes.
 SEEDS = [(m, s) for m in METHODS for s in (11, 22, 33, 44)] + [
-    ("FeatureEffect", 49), ("FeatureEffects", 26), ("TreeSurrogate", 8)]
+    ("FeatureEffect", 49), ("FeatureEffects", 26), ("TreeSurrogate", 8)] + [
+    ("FeatureEffect", 9), ("Shapley", 9), ("LocalModel", 9), ("TreeSurrogate", 41)]
 
 
 @pytest.mark.parametrize("method,seed", SEEDS, ids=[f"{m}-{s}" for m, s in SEEDS])
@@ -61,8 +62,13 @@ def test_chain_failure_names_the_differing_calls():
 
 
 def test_the_added_seeds_draw_their_branches():
-    """The last three seeds of SEEDS exercise the fourth stream's draws (and keep doing so)."""
+    """The seeds added to SEEDS exercise the fourth stream's draws and the fifth stream's nullable
+    dtypes (and keep doing so)."""
     fe = make_case(49, "FeatureEffect").params
     assert fe["method"] == "ale" and "grid_points" in fe and "grid_size" not in fe
     assert "center_at" in make_case(26, "FeatureEffects").params
     assert make_case(8, "TreeSurrogate").calls[0]["args"].get("type") == "class"
+    kinds = {str(c.data[x].dtype) for m, sd in [("FeatureEffect", 9), ("Shapley", 9), ("LocalModel", 9),
+                                                 ("TreeSurrogate", 41)]
+             for c in [make_case(sd, m)] for x in c.nullable}
+    assert kinds == {"float64", "int64", "object"}     # -> Float64, Int64, string on pyiml's side
