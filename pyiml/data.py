@@ -164,6 +164,9 @@ class Data:
                 y_frame = pd.DataFrame({".y": y.reset_index(drop=True)})
             elif isinstance(y, pd.Categorical):  # a factor keeps its levels, as in R
                 y_frame = pd.DataFrame({".y": y.copy()})
+            elif isinstance(y, (pd.Series, pd.Index)) and isinstance(y.dtype, pd.api.extensions.ExtensionDtype):
+                # nullable Float64 / Int64 / boolean / string keep their dtype, as a column of data does
+                y_frame = pd.DataFrame({".y": y.array.copy()})
             else:
                 y_frame = pd.DataFrame({".y": yv})
             y_names = [".y"]

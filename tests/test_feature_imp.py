@@ -310,6 +310,29 @@ def test_bool_target_with_one_output_is_zero_one_as_in_r():
     with pytest.raises(ValueError, match="no value of y"):
         FeatureImp(Predictor(predict_function=model, data=X, y=yb), "ce", on="prob")
 
+
+@pytest.mark.parametrize("dtype, numpy_dtype", [("Float64", float), ("Int64", np.int64), ("boolean", bool),
+                                                ("string", object)])
+def test_nullable_target_vector_is_its_numpy_counterpart(small, dtype, numpy_dtype):
+    """A target vector in pandas' nullable dtypes gives the results of its numpy counterpart (a
+    Float64 or Int64 Series was taken for labels: "loss='mae' needs a numeric target")."""
+    X, y0 = small
+    y = pd.Series(np.round(y0) if dtype == "Int64" else y0)
+    model, loss, pred = linear, "mae", {}
+    if dtype in ("boolean", "string"):
+        y = y > np.median(y0)
+        model = lambda d: pd.DataFrame({"hi": (d["a"] > 0.5).astype(float),  # noqa: E731
+                                        "lo": (d["a"] <= 0.5).astype(float)})
+        if dtype == "string":
+            y, loss = y.map({True: "hi", False: "lo"}), "ce"
+        else:
+            pred = dict(class_="hi")
+    got = FeatureImp(Predictor(predict_function=model, data=X, y=y.astype(dtype), **pred), loss, random_state=1)
+    want = FeatureImp(Predictor(predict_function=model, data=X, y=y.to_numpy(dtype=numpy_dtype), **pred), loss,
+                      random_state=1)
+    assert got.original_error == want.original_error
+    pd.testing.assert_frame_equal(got.results, want.results)
+
 # ---------------------------------------------------------------------------- plot
 def test_plot(small):
     from matplotlib.figure import Figure
