@@ -415,14 +415,14 @@ def as_r_predict_function(model, type: Optional[str] = None, data: Optional[pd.D
 
 
 def _dtype_template(data: Optional[pd.DataFrame]) -> Dict[str, Any]:
-    """The column types of ``data`` that R does not hand back as they were (categoricals and
-    string columns), by column name."""
+    """The column types of ``data`` that R does not hand back as they were (categoricals, string
+    columns and pandas' nullable Float64 / Int64 / boolean), by column name."""
     if data is None:
         return {}
     out: Dict[str, Any] = {}
     for j, name in enumerate(data.columns):
         dt = data.iloc[:, j].dtype
-        if isinstance(dt, pd.CategoricalDtype) or dt == object or isinstance(dt, pd.StringDtype):
+        if isinstance(dt, pd.api.extensions.ExtensionDtype) or dt == object:
             out[str(name)] = dt
     return out
 
@@ -460,6 +460,12 @@ def _restore_dtypes(nd: pd.DataFrame, dtypes: Dict[str, Any]) -> pd.DataFrame:
                 new = new.astype(dt)
         elif isinstance(dt, pd.StringDtype) and col.dtype == object:
             new = col.astype(dt)
+        elif isinstance(dt, pd.api.extensions.ExtensionDtype) and not isinstance(dt, pd.StringDtype) \
+                and col.dtype != dt:  # R double / integer / logical back to Float64 / Int64 / boolean
+            try:
+                new = pd.array(col.to_numpy(), dtype=dt)
+            except (TypeError, ValueError):  # e.g. grid points 2.5 of an Int64 column: Float64, as in pyiml
+                new = pd.array(col.to_numpy())
         if new is not None:
             if out is None:
                 out = nd.copy()

@@ -495,6 +495,38 @@ def test_python_model_in_r_gets_its_training_column_types_back(r):
 
 
 @pytest.mark.r
+def test_python_model_called_from_r_sees_nullable_dtypes_of_its_data(r):
+    """With ``data`` in pandas' nullable dtypes, the rows iml sends from R reach the model as
+    Float64 / Int64 / string again, as pyiml's own designs do; an Int64 column at non-integral
+    grid points becomes Float64, as in pyiml."""
+    import pyiml
+
+    from r_bridge import as_r_predict_function
+    from r_bridge import iml as riml
+
+    rng = np.random.default_rng(2)
+    n = 30
+    X = pd.DataFrame({"a": pd.array(rng.normal(size=n), dtype="Float64"),
+                      "b": pd.array(rng.integers(0, 5, n), dtype="Int64"),
+                      "s": pd.array(rng.choice(["p", "q"], n), dtype="string")})
+    seen = []
+
+    def f(nd):
+        seen.append(tuple(str(t) for t in nd.dtypes))
+        return nd["a"].to_numpy(dtype=float) + nd["b"].to_numpy(dtype=float) ** 2 + (nd["s"] == "p").to_numpy(dtype=float)
+
+    as_r_predict_function(f, data=X)       # the template for the rows R sends back
+    rp = riml.r_predictor(data=X, predict_function=f)
+    for kw in (dict(feature="b", method="ale"), dict(feature="b", method="pdp", grid_points=[0.5, 2.0, 3.5])):
+        seen.clear()
+        res = riml.iml("FeatureEffect", rp, seed=1, **kw).results   # the seed fixes iml's order of the sums
+        assert set(seen) == {("Float64", "Int64" if kw["method"] == "ale" else "Float64", "string")}
+        want = pyiml.FeatureEffect(pyiml.Predictor(data=X, predict_function=f), **kw,
+                                   random_state=pyiml.RRandom(1)).results
+        np.testing.assert_array_equal(res[".value"].to_numpy(), want[".value"].to_numpy())
+
+
+@pytest.mark.r
 def test_python_exception_in_callback_becomes_r_error(r, iris):
     from r_bridge import RError, as_r_predict_function, convert
     from r_bridge import iml as riml
