@@ -17,7 +17,7 @@ so that the branches nobody thought of are compared too. A case is
   have the same distribution of the other features, where iml's results are NA (such a case
   fails; seed 970068 of ``--chains``).
 
-In one case in four with the random model, some numeric and string columns reach pyiml in
+In one case (or chain) in four with the random model, some numeric and string columns reach pyiml in
 pandas' nullable dtypes (``Float64``, ``Int64``, ``string``; R gets the same values as always),
 drawn from a fifth stream.
 
@@ -552,11 +552,12 @@ class ChainCase:
     steps: List[FuzzCase]
     rseed: int
     tolerance: float = 1e-9
+    nullable: List[str] = field(default_factory=list)   # columns pyiml gets in pandas' nullable dtypes
 
     def recipe(self) -> str:
         steps = " -> ".join(s.call_text() for s in self.steps)
-        return (f"chain seed={self.seed} {_data_text(self.data, self.y, self.model)} predictor={self.predictor} "
-                f"rseed={self.rseed}: {steps}")
+        return (f"chain seed={self.seed} {_data_text(self.data, self.y, self.model, self.nullable)} "
+                f"predictor={self.predictor} rseed={self.rseed}: {steps}")
 
 
 def make_chain(seed: int) -> ChainCase:
@@ -574,7 +575,9 @@ def make_chain(seed: int) -> ChainCase:
     for m, fm in zip(methods, fe_methods):
         params, calls, _ = _method_arguments(rng, rng, m, fm, X, kinds, multi)
         steps.append(FuzzCase(seed, data, "y", model, m, params, predictor, None, calls=calls))
-    return ChainCase(seed, data, "y", model, predictor, steps, int(rng.integers(1, 10_000)))
+    rseed = int(rng.integers(1, 10_000))
+    return ChainCase(seed, data, "y", model, predictor, steps, rseed,
+                     nullable=_nullable_columns(np.random.default_rng([seed, 19]), X, model))
 
 
 def run_chain(chain: ChainCase) -> FuzzResult:
@@ -587,6 +590,7 @@ def run_chain(chain: ChainCase) -> FuzzResult:
     from .harness import Spec, py_outputs, r_outputs
 
     features = chain.data.drop(columns=chain.y)
+    py_data = _py_data(chain.data, chain.nullable)
     how = {"predict_function": chain.model}
     specs = [Spec(name=f"chain{chain.seed}-{i + 1}-{s.method}", method=s.method, seed=None, tolerance=chain.tolerance,
                   params=s.params, calls=s.calls) for i, s in enumerate(chain.steps)]
@@ -595,9 +599,9 @@ def run_chain(chain: ChainCase) -> FuzzResult:
     spec = specs[0]
     try:
         rs = pyiml.RRandom(chain.rseed)
-        p = pyiml.Predictor(data=chain.data, y=chain.y, **how, **chain.predictor)
+        p = pyiml.Predictor(data=py_data, y=chain.y, **how, **chain.predictor)
         for spec in specs:
-            py[spec.name] = py_outputs(spec, p, features, random_state=rs)
+            py[spec.name] = py_outputs(spec, p, py_data.drop(columns=chain.y), random_state=rs)
     except Exception as exc:
         py_err = f"{spec.name}: {type(exc).__name__}: {exc}"
     try:

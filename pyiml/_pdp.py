@@ -131,8 +131,8 @@ def _design_frame(data, enc: Dict[str, np.ndarray], parts, buffer: Optional[dict
     without index arrays in both cases.
     """
     names = data.feature_names
+    m = sum(hi - lo for _, lo, hi in parts)
     if data.all_float:
-        m = sum(hi - lo for _, lo, hi in parts)
         keep = set()   # columns the buffer already holds (unchanged data columns of the last batch)
         if buffer is not None:
             mat = buffer.get("mat")
@@ -144,24 +144,17 @@ def _design_frame(data, enc: Dict[str, np.ndarray], parts, buffer: Optional[dict
                                                               buffer.get("pooled", set()))
         else:
             mat = np.empty((len(names), m))
-        write = [(j, c) for j, c in enumerate(names) if c not in keep]
-        a = 0
-        for b, lo, hi in parts:
-            e = a + hi - lo
-            if b.fill is not None:
-                b.fill(lo, hi, enc, {c: mat[j, a:e] for j, c in write})
-            else:
-                rows, idx = b.make(lo, hi)
-                for j, c in write:
-                    if c in b.pools:
-                        np.take(b.pools[c], idx[c], out=mat[j, a:e], mode="clip")
-                    else:
-                        np.take(enc[c], rows, out=mat[j, a:e], mode="clip")
-            a = e
+        _write_parts(parts, enc, {c: mat[j] for j, c in enumerate(names) if c not in keep})
         return pd.DataFrame(mat.T, columns=data.feature_index, copy=False)
-    m = sum(hi - lo for _, lo, hi in parts)
     cols = {c: np.empty(m, dtype=np.result_type(*[b.pools[c].dtype if c in b.pools else enc[c].dtype
                                                    for b, _, _ in parts])) for c in names}
+    _write_parts(parts, enc, cols)
+    return data.decode_frame(cols)
+
+
+def _write_parts(parts, enc: Dict[str, np.ndarray], cols: Dict[str, np.ndarray]) -> None:
+    """Write the block ranges ``(block, start, stop)`` one after the other into the columns
+    ``cols`` (feature -> array of all their rows), through the block's ``fill`` where it has one."""
     a = 0
     for b, lo, hi in parts:
         e = a + hi - lo
@@ -170,9 +163,12 @@ def _design_frame(data, enc: Dict[str, np.ndarray], parts, buffer: Optional[dict
         else:
             rows, idx = b.make(lo, hi)
             for c, col in cols.items():
-                col[a:e] = b.pools[c][idx[c]] if c in b.pools else enc[c][rows]
+                src, at = (b.pools[c], idx[c]) if c in b.pools else (enc[c], rows)
+                if col.dtype == src.dtype:   # "clip": no buffered bounds check, numpy writes straight into col
+                    np.take(src, at, out=col[a:e], mode="clip")
+                else:
+                    col[a:e] = src[at]
         a = e
-    return data.decode_frame(cols)
 
 
 def _reusable(parts, names, last_sig, last_pooled):

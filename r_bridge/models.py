@@ -462,10 +462,9 @@ def _restore_dtypes(nd: pd.DataFrame, dtypes: Dict[str, Any]) -> pd.DataFrame:
             new = col.astype(dt)
         elif isinstance(dt, pd.api.extensions.ExtensionDtype) and not isinstance(dt, pd.StringDtype) \
                 and col.dtype != dt:  # R double / integer / logical back to Float64 / Int64 / boolean
-            try:
-                new = pd.array(col.to_numpy(), dtype=dt)
-            except (TypeError, ValueError):  # e.g. grid points 2.5 of an Int64 column: Float64, as in pyiml
-                new = pd.array(col.to_numpy())
+            from pyiml.data import extension_values  # grid points 2.5 of an Int64 column: Float64, as in pyiml
+
+            new = extension_values(col.to_numpy(), dt, len(col))
         if new is not None:
             if out is None:
                 out = nd.copy()
