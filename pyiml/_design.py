@@ -11,7 +11,17 @@ from typing import Dict, Optional, Union
 import numpy as np
 import pandas as pd
 
-__all__ = ["gather_design"]
+__all__ = ["gather_design", "take_into"]
+
+
+def take_into(dst: np.ndarray, src: np.ndarray, idx) -> None:
+    """``dst[:] = src[idx]`` for valid indices: ``np.take`` straight into ``dst`` when the dtypes
+    agree ("clip": no buffered bounds check), an assignment that converts otherwise (e.g.
+    category codes into a wider column)."""
+    if dst.dtype == src.dtype:
+        np.take(src, idx, out=dst, mode="clip")
+    else:
+        dst[:] = src[idx]
 
 
 def gather_design(data, base: Dict[str, np.ndarray], src: Dict[str, Union[np.ndarray, range]],
@@ -41,10 +51,8 @@ def gather_design(data, base: Dict[str, np.ndarray], src: Dict[str, Union[np.nda
         for g0, g1 in _gaps(m, patches.get(c, ())):  # rows no patch overwrites
             if isinstance(s, range):
                 _fill_cyclic(cols[j][g0:g1], col, s.start + g0, s.start + g1)
-            elif cols[j].dtype == col.dtype:
-                np.take(col, s[g0:g1], out=cols[j][g0:g1], mode="clip")  # "clip": no buffered bounds check
             else:
-                cols[j][g0:g1] = col[s[g0:g1]]
+                take_into(cols[j][g0:g1], col, s[g0:g1])
     for j, c in enumerate(names):
         for lo, hi, idx in patches.get(c, ()):
             vals = base[c][idx]

@@ -20,6 +20,8 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 import pandas as pd
 
+from ._design import take_into
+
 __all__ = ["Block", "predict_blocks", "encode_values", "PDPPlan"]
 
 
@@ -82,10 +84,8 @@ def rows_block(rows: np.ndarray, pools: Dict[str, np.ndarray], index: Dict[str, 
             for c, dst in out.items():
                 if c not in pools:
                     dst[:] = enc[c][r0 + s:r0 + e]
-                elif dst.dtype == pools[c].dtype:
-                    np.take(pools[c], index[c][s:e], out=dst, mode="clip")
-                else:                   # e.g. category codes int64 into a wider column
-                    dst[:] = pools[c][index[c][s:e]]
+                else:
+                    take_into(dst, pools[c], index[c][s:e])
 
     return Block(len(rows), pools, make, key, fill=fill, signature=signature)
 
@@ -163,11 +163,7 @@ def _write_parts(parts, enc: Dict[str, np.ndarray], cols: Dict[str, np.ndarray])
         else:
             rows, idx = b.make(lo, hi)
             for c, col in cols.items():
-                src, at = (b.pools[c], idx[c]) if c in b.pools else (enc[c], rows)
-                if col.dtype == src.dtype:   # "clip": no buffered bounds check, numpy writes straight into col
-                    np.take(src, at, out=col[a:e], mode="clip")
-                else:
-                    col[a:e] = src[at]
+                take_into(col[a:e], *((b.pools[c], idx[c]) if c in b.pools else (enc[c], rows)))
         a = e
 
 

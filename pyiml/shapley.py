@@ -142,15 +142,14 @@ def check_x_interest(data, x_interest, argument: str = "x_interest", allow_missi
                     f"{argument}: column {c!r} has value(s) {bad} that are not categories of the data "
                     f"({[str(a) for a in data.levels(c)]})"
                 )
+            # missing strings or bools stay missing (np.asarray would make NaN True)
+            kept = np.array([None if m else a for a, m in zip(vals, miss)], dtype=object)
             if isinstance(src_dt, pd.CategoricalDtype):
                 out[c] = pd.Categorical(vals, dtype=src_dt)
             elif isinstance(src_dt, pd.api.extensions.ExtensionDtype):  # string, boolean: pd.NA if missing
-                out[c] = extension_values(np.array([None if m else a for a, m in zip(vals, miss)], dtype=object),
-                                          src_dt, len(vals))
-            elif miss.any():  # missing strings or bools stay missing (np.asarray would make NaN True)
-                out[c] = np.asarray([None if m else a for a, m in zip(vals, miss)], dtype=object)
+                out[c] = extension_values(kept, src_dt, len(vals))
             else:
-                out[c] = np.asarray(vals, dtype=src_dt)
+                out[c] = kept if miss.any() else np.asarray(vals, dtype=src_dt)
         elif dt == src_dt:
             out[c] = v.array.copy() if isinstance(src_dt, pd.api.extensions.ExtensionDtype) else v.to_numpy()
         else:

@@ -89,6 +89,7 @@ def level_distances(X: pd.DataFrame, codes: np.ndarray, K: int, exclude: str) ->
             q = r_quantile(xf, probs, type=7)
             # each level's ECDF at q (count of its values <= q_j, over its size) without sorting the
             # levels' values: a value counts for the sorted q from the first one not below it on
+            # (q is sorted first: interpolated quantiles need not be monotone to the last bit)
             order = np.argsort(q, kind="stable")
             m = q.size
             hist = np.bincount(cf * (m + 1) + np.searchsorted(q[order], xf, side="left"),
