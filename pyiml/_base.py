@@ -7,6 +7,8 @@ sample → intervene → predict → aggregate once, in the constructor, and kee
 from __future__ import annotations
 
 import numbers
+import sys
+import warnings
 from typing import Optional
 
 import numpy as np
@@ -14,7 +16,17 @@ import pandas as pd
 
 from .predictor import Predictor
 
-__all__ = ["InterpretationMethod", "check_int", "check_bool"]
+__all__ = ["InterpretationMethod", "check_int", "check_bool", "user_stacklevel"]
+
+
+def user_stacklevel() -> int:
+    """``stacklevel`` for a warning raised in the caller: the first frame outside pyiml."""
+    f = sys._getframe(2)
+    level = 2
+    while f is not None and f.f_globals.get("__name__", "").startswith("pyiml"):
+        f = f.f_back
+        level += 1
+    return level
 
 
 class InterpretationMethod:
@@ -87,6 +99,20 @@ class InterpretationMethod:
     def _flush(self) -> None:
         self.results = None
         self._finished = False
+
+    def _warn_if_model_draws(self, source) -> None:
+        """Warn when R's draws are replayed (``source`` is R-exact, e.g. :class:`pyiml.RRandom`)
+        but the model's predictions drew from R's random number generator themselves
+        (``model.draws_random``, set by :class:`r_bridge.RModel`): R's iml then interleaves the
+        model's draws with its own, which pyiml cannot follow."""
+        if getattr(source, "r_exact", False) and getattr(self.predictor.model, "draws_random", False):
+            warnings.warn(
+                f"{type(self).__name__} replayed R's draws (RRandom), but the model's predict() draws from R's "
+                "random number generator too (RModel.draws_random; e.g. ranger's predict, or max.col's random "
+                "tie-breaking): R's iml under set.seed interleaves those draws with its own, so its results may "
+                "differ from these. For R's numbers, make predict leave R's generator alone in both languages, "
+                "e.g. ranger: predict_function='function(model, newdata) predict(model, newdata, seed = 1)$predictions'",
+                UserWarning, stacklevel=user_stacklevel())
 
     # public -----------------------------------------------------------------
     def plot(self, *args, **kwargs):

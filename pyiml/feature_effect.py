@@ -386,6 +386,7 @@ class FeatureEffect(_LazyResults, InterpretationMethod):
         plan = self._make_plan()
         preds = predict_blocks(self.predictor, plan.blocks)
         self._finish(plan, preds)
+        self._warn_if_model_draws(self._random)
 
     def _finish(self, plan, preds) -> None:
         names = self.predictor.output_names
@@ -815,6 +816,7 @@ class FeatureEffects(_LazyResults, InterpretationMethod):
         self._defer_results(self._results_of_effects)
         self._multiclass = any(fe._multiclass for fe in effects.values())
         self._finished = True
+        self._warn_if_model_draws(rs)
 
     def _results_of_effects(self) -> Dict[str, pd.DataFrame]:
         """iml's results: each effect's table with the feature column renamed ``.borders`` and a

@@ -170,6 +170,7 @@ class FeatureImp(InterpretationMethod):
             self.compare = "difference"
         self.errors: Optional[pd.DataFrame] = None
         self._run()
+        self._warn_if_model_draws(self._rs)
 
     # ------------------------------------------------------------------ set-up
     def _first_loss(self, actual, predicted) -> float:

@@ -151,6 +151,7 @@ class Interaction(InterpretationMethod):
         self._rs = as_random_source(random_state)
         self.partial_dependence: Dict[str, dict] = {}
         self._run()
+        self._warn_if_model_draws(self._rs)
 
     @staticmethod
     def _check_feature(feature, names: List[str]) -> Optional[str]:

@@ -9,7 +9,6 @@ point of the path with exactly ``k`` non-zero coefficients.
 from __future__ import annotations
 
 import numbers
-import sys
 import warnings
 from typing import List, Optional
 
@@ -19,7 +18,7 @@ import pandas as pd
 from ._algorithms import glmnet as _glmnet
 from ._algorithms.gower import _r_pow, gower_dist, r_dist
 from ._algorithms.rstats import r_exp
-from ._base import InterpretationMethod
+from ._base import InterpretationMethod, user_stacklevel
 from .predictor import Predictor
 from .shapley import _feature_values, check_x_interest
 
@@ -27,16 +26,6 @@ __all__ = ["LocalModel", "DIST_FUNS"]
 
 #: The distances iml accepts for ``dist.fun``, in iml's order.
 DIST_FUNS = ("gower", "euclidean", "maximum", "manhattan", "canberra", "binary", "minkowski")
-
-
-def _user_stacklevel() -> int:
-    """``stacklevel`` for a warning raised in the caller: the first frame outside pyiml."""
-    f = sys._getframe(2)
-    level = 2
-    while f is not None and f.f_globals.get("__name__", "").startswith("pyiml"):
-        f = f.f_back
-        level += 1
-    return level
 
 
 def _check_number(value, name: str, positive: bool = True) -> float:
@@ -275,7 +264,7 @@ class LocalModel(InterpretationMethod):
                 warnings.warn(
                     f"class(es) {gone} are never the most probable class of any row and are left out of the "
                     "multinomial fit (iml fails here); LocalModel.predict gives them probability 0",
-                    UserWarning, stacklevel=_user_stacklevel())
+                    UserWarning, stacklevel=user_stacklevel())
             classes = [outputs[j] for j in keep]
             y = np.asarray(outputs, dtype=object)[lab]
             small = [outputs[j] for j in keep if counts[j] <= 1]
@@ -310,7 +299,7 @@ class LocalModel(InterpretationMethod):
             best = int(hits[-1])
         else:
             best = int(np.flatnonzero(df < self.k)[-1])
-            warnings.warn("Had to choose a smaller k", UserWarning, stacklevel=_user_stacklevel())
+            warnings.warn("Had to choose a smaller k", UserWarning, stacklevel=user_stacklevel())
         self.model = fit
         self.best_fit_index = best
         self.weights = w

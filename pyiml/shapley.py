@@ -267,6 +267,7 @@ class Shapley(InterpretationMethod):
         self._flush()
         self.x_interest = x
         self._run()
+        self._warn_if_model_draws(self._rs)
         return self
 
     # ------------------------------------------------------------------ run

@@ -51,6 +51,9 @@ _R_PREDICT = r"""function(model, newdata, type, pf) {
     }
     prediction
   }
+  seed <- function() if (exists(".Random.seed", envir = globalenv(), inherits = FALSE))
+    get(".Random.seed", envir = globalenv(), inherits = FALSE)
+  seed0 <- seed()
   if (is.null(pf)) {
     pred <- if (is.null(type)) stats::predict(model, newdata) else stats::predict(model, newdata, type = type)
     if (is_label(pred)) pred <- factor_to_dataframe(pred)
@@ -59,7 +62,8 @@ _R_PREDICT = r"""function(model, newdata, type, pf) {
     out <- sanitize(pf(model, newdata = newdata))
   }
   rownames(out) <- NULL
-  out
+  # the prediction frame, and whether predict() drew from R's random number generator
+  list(out, !identical(seed0, seed()))
 }"""
 
 # The target named by the model's formula, as iml's find_y finds it for S3 models: the
@@ -202,6 +206,13 @@ class RModel:
         ...)``; R: iml's ``find_y(model)``), or None when the model has no formula or its
         left-hand side is not one variable. :class:`pyiml.Predictor` uses it as ``y`` when no
         ``y`` is given and ``data`` has that column, as iml does.
+    draws_random : bool
+        True once a prediction has drawn from R's random number generator (changed
+        ``.Random.seed``): ``ranger``'s ``predict`` always does, ``max.col``'s random tie-breaking
+        (``MASS::lda``, ``nnet::multinom`` labels) on near-ties. R's iml run under ``set.seed``
+        then gives random methods results that depend on those draws, which
+        :class:`pyiml.RRandom` cannot replay; pyiml's random methods warn when they run under
+        ``RRandom`` with such a model (docs/differences.md).
 
     Notes
     -----
@@ -262,6 +273,7 @@ class RModel:
         with session.lock:
             names = [str(v) for v in session.r_call(_R_FIND_Y, self.r_object)]
         self.target: Optional[str] = names[0] if len(names) == 1 else None
+        self.draws_random = False
 
     def _pyiml_predict(self, newdata: pd.DataFrame) -> pd.DataFrame:
         """Predict ``newdata`` in R and return iml's prediction frame.
@@ -284,7 +296,9 @@ class RModel:
         with session.lock:
             nd = convert.py2r(newdata)
             type_r = _null_or(None if self.type is None else _str(self.type))
-            out = session.r_call(_R_PREDICT, self.r_object, nd, type_r, _null_or(self._pf))
+            out, drew = session.r_call(_R_PREDICT, self.r_object, nd, type_r, _null_or(self._pf))
+            if drew[0]:
+                self.draws_random = True
             return convert.r2py(out)
 
     def __repr__(self) -> str:

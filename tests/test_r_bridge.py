@@ -366,6 +366,51 @@ def test_rmodel_errors_and_warnings(r):
         RModel("{warning('careful'); lm(dist ~ speed, cars)}")
 
 
+RANGER_IRIS = "ranger::ranger(Species ~ ., data = iris, probability = TRUE, num.trees = 20, seed = 1)"
+
+
+@pytest.mark.r
+def test_rmodel_whose_predict_draws_from_r_generator_is_flagged_and_warned_under_rrandom(r, iris):
+    """ranger's predict draws a seed from R's generator (runif) unless it is given one: in R, iml
+    under set.seed interleaves those draws with its own, which RRandom cannot follow. The model
+    says so (draws_random), random methods under RRandom warn, and a seeded predict gives R's
+    numbers bit for bit."""
+    import warnings
+
+    import pyiml
+    from parity.harness import compare_frames
+    from r_bridge import RModel, iml, r_predictor
+
+    r.require(["ranger"])
+    X = iris.drop(columns="Species")
+    drawing = RModel(RANGER_IRIS, packages=["ranger"],
+                     predict_function="function(model, newdata) predict(model, newdata)$predictions")
+    seeded = RModel(RANGER_IRIS, packages=["ranger"],
+                    predict_function="function(model, newdata) predict(model, newdata, seed = 1)$predictions")
+    plain = RModel("lm(Sepal.Length ~ ., data = iris)")
+    assert not drawing.draws_random                      # nothing predicted yet
+    for m in (drawing, seeded, plain):
+        m._pyiml_predict(iris.head(30))
+    assert drawing.draws_random and not seeded.draws_random and not plain.draws_random
+
+    p_draw = pyiml.Predictor(drawing, data=iris, y="Species")
+    with pytest.warns(UserWarning, match=r"FeatureImp replayed R's draws \(RRandom\).*seed = 1"):
+        pyiml.FeatureImp(p_draw, loss="ce", n_repetitions=1, random_state=pyiml.RRandom(3))
+    with pytest.warns(UserWarning, match="Shapley replayed R's draws"):
+        pyiml.Shapley(p_draw, x_interest=X.iloc[[60]], sample_size=3, random_state=pyiml.RRandom(3))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")                 # numpy draws: nothing to replay, no warning
+        pyiml.FeatureImp(p_draw, loss="ce", n_repetitions=1, random_state=3)
+        # a model that leaves R's generator alone: no warning, and R's iml numbers exactly
+        p_seeded = pyiml.Predictor(seeded, data=iris, y="Species")
+        r_seeded = r_predictor(iris, y="Species", model=seeded)
+        for cls, args in [("FeatureImp", dict(loss="ce", n_repetitions=2)),
+                          ("Shapley", dict(x_interest=X.iloc[[60]], sample_size=10))]:
+            got = getattr(pyiml, cls)(p_seeded, random_state=pyiml.RRandom(3), **args)
+            diff, _, problems = compare_frames(got.results, iml(cls, r_seeded, seed=3, **args).results)
+            assert diff == 0 and not problems, (cls, diff, problems)
+
+
 # ---------------------------------------------------------------------------- Python models in R
 @pytest.mark.r
 def test_sklearn_model_inside_r_iml_gives_predict_proba(r, iris):
