@@ -82,6 +82,21 @@ def feature_type(column: pd.Series, name: str = "column") -> str:
     )
 
 
+def _check_y_order(y, X: pd.DataFrame) -> None:
+    """``ValueError`` when ``y`` (a Series or DataFrame) is indexed by the labels of ``data``'s
+    index in another order: pyiml pairs y with the rows of data by position, as iml and
+    scikit-learn do, which would give rows other rows' targets (a shuffled or sorted ``data``
+    with the ``y`` of before)."""
+    if y.index.equals(X.index) or not (y.index.is_unique and X.index.is_unique):
+        return
+    if y.index.isin(X.index).all():
+        raise ValueError(
+            "y's index holds the labels of data's index in another order; pyiml pairs y with data by "
+            "position (as iml and scikit-learn do), which would give rows other rows' targets: pass "
+            "y.loc[data.index] to pair them by label, or y.to_numpy() if the order is right"
+        )
+
+
 class Data:
     """The feature data (and target) an interpretation method samples from.
 
@@ -142,6 +157,7 @@ class Data:
         elif isinstance(y, pd.DataFrame):
             if len(y) != n:
                 raise ValueError(f"y has {len(y)} rows but data has {n}: they must match")
+            _check_y_order(y, X)
             clash = [c for c in y.columns if c in X.columns]
             if clash:
                 raise ValueError(f"colnames of y and X have to be different: {clash!r} are in both")
@@ -158,6 +174,8 @@ class Data:
                 raise ValueError(f"y must be a column name or a 1-d vector, got shape {yv.shape}")
             if len(yv) != n:
                 raise ValueError(f"y has length {len(yv)} but data has {n} rows: they must match")
+            if isinstance(y, pd.Series):
+                _check_y_order(y, X)
             if pd.isna(yv).any():
                 raise ValueError("y contains missing values: drop those rows from data and y")
             if isinstance(y, pd.Series) and isinstance(y.dtype, pd.CategoricalDtype):
