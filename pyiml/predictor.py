@@ -244,6 +244,9 @@ def _raw_prediction(model=None, predict_function: Optional[Callable] = None, typ
         return (lambda nd: f(m, nd)), "..prediction", "..prediction"
     if hasattr(m, "_pyiml_predict"):
         return m._pyiml_predict, "pred", "X"
+    if _is_statsmodels_results(m):
+        return (lambda nd: _statsmodels_predict(m, nd)), "pred", "X"
+    fit = _fit_columns(m)
     if _is_sklearn_classifier(m):
         if not hasattr(m, "classes_"):
             raise ValueError(
@@ -252,13 +255,30 @@ def _raw_prediction(model=None, predict_function: Optional[Callable] = None, typ
             )
         if type in _TYPES_PROB and hasattr(m, "predict_proba"):
             names = [str(c) for c in m.classes_]
-            return (lambda nd: _Named(np.asarray(m.predict_proba(nd), dtype=float), names)), "pred", "X"
+            return (lambda nd: _Named(np.asarray(m.predict_proba(fit(nd)), dtype=float), names)), "pred", "X"
         if type in _TYPES_PROB or type in _TYPES_CLASS:
-            return (lambda nd: _one_hot(np.asarray(m.predict(nd)), m.classes_)), "pred", "X"
+            return (lambda nd: _one_hot(np.asarray(m.predict(fit(nd))), m.classes_)), "pred", "X"
         raise ValueError(f"type={type!r} is not known for a scikit-learn classifier: use 'prob' or 'class'")
-    if _is_statsmodels_results(m):
-        return (lambda nd: _statsmodels_predict(m, nd)), "pred", "X"
-    return m.predict, "pred", "X"
+    return (lambda nd: m.predict(fit(nd))), "pred", "X"
+
+
+def _fit_columns(model) -> Callable:
+    """``newdata`` → the columns a model fitted on a DataFrame was fitted with, in that order.
+
+    scikit-learn refuses columns in another order than at ``fit`` and columns it has not seen
+    (``feature_names_in_``), where R's ``predict`` matches columns by name and ignores the rest;
+    pyiml hands the model its own columns, as R does. Frames that already are in that order, and
+    frames that lack some of the columns (the model then names them), pass as they are."""
+    names = getattr(model, "feature_names_in_", None)
+    if names is None:
+        return lambda nd: nd
+    names = [str(c) for c in names]
+
+    def fit(nd):
+        if isinstance(nd, pd.DataFrame) and list(nd.columns) != names and all(c in nd.columns for c in names):
+            return nd[names]
+        return nd
+    return fit
 
 
 class Predictor:

@@ -87,6 +87,25 @@ def test_sklearn_regressor_column_pred(df):
     assert p.task == "regression"
 
 
+def test_sklearn_model_gets_the_columns_it_was_fitted_with_in_their_order(df):
+    """scikit-learn refuses columns in another order than at fit and columns it never saw; R's
+    predict matches by name and ignores the rest, and so does pyiml (the model gets its own
+    columns). Before, both raised inside the model."""
+    from pyiml import FeatureImp
+
+    X = _numeric(df).assign(z=np.arange(len(df), dtype=float))
+    m = LinearRegression().fit(X[["b", "a"]], X["target"])            # a subset, in another order
+    p = Predictor(m, data=X, y="target")
+    np.testing.assert_array_equal(p.predict(X)["pred"].to_numpy(), m.predict(X[["b", "a"]]))
+    imp = FeatureImp(p, loss="mae", n_repetitions=2, random_state=1).results.set_index("feature")
+    assert imp.loc["z", "importance"] == 1.0 and imp.loc["a", "importance"] > 1.0
+    c = LogisticRegression().fit(df[["b", "a"]], df["a"] > 0)
+    pc = Predictor(c, data=df[["a", "b"]])
+    np.testing.assert_array_equal(pc.predict(df)[["False", "True"]].to_numpy(), c.predict_proba(df[["b", "a"]]))
+    with pytest.raises(ValueError, match=r"missing:\s*- a"):          # a column the data lacks: the model says so
+        Predictor(m, data=X.drop(columns="a"), y="target").predict(X.drop(columns="a"))
+
+
 def test_sklearn_classifier_probabilities_and_class(df):
     X = df[["a", "b"]]
     yc = np.where(df["a"] > 0, "pos", "neg")
