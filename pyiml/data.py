@@ -84,16 +84,16 @@ def feature_type(column: pd.Series, name: str = "column") -> str:
 
 def _check_y_order(y, X: pd.DataFrame) -> None:
     """``ValueError`` when ``y`` (a Series or DataFrame) is indexed by the labels of ``data``'s
-    index in another order: pyiml pairs y with the rows of data by position, as iml and
-    scikit-learn do, which would give rows other rows' targets (a shuffled or sorted ``data``
-    with the ``y`` of before)."""
+    index in another order (one of them shuffled, sorted or re-indexed without the other): pairing
+    by position, as iml and scikit-learn do, and by label, as pandas does, then disagree, and
+    either could be meant."""
     if y.index.equals(X.index) or not (y.index.is_unique and X.index.is_unique):
         return
     if y.index.isin(X.index).all():
         raise ValueError(
-            "y's index holds the labels of data's index in another order; pyiml pairs y with data by "
-            "position (as iml and scikit-learn do), which would give rows other rows' targets: pass "
-            "y.loc[data.index] to pair them by label, or y.to_numpy() if the order is right"
+            "y's index holds the labels of data's index in another order, so pairing y with data by position "
+            "(as iml and scikit-learn do) and by label (as pandas does) give different targets: pass "
+            "y.loc[data.index] to pair them by label, or y.to_numpy() to pair them by position"
         )
 
 

@@ -170,15 +170,17 @@ def test_predictor_arguments_already_clear(kw, exc, match):
 
 
 def test_target_indexed_by_data_labels_in_another_order_is_refused():
-    """A Series/DataFrame y whose index is data's index in another order (data shuffled or sorted,
-    y not) would pair rows with other rows' targets by position; pyiml refuses it and names both
-    fixes. y on the same index, on an unrelated index, or as an array is taken by position."""
+    """A Series/DataFrame y whose index is data's index in another order (one shuffled or sorted
+    without the other) pairs differently by position (iml, scikit-learn) and by label (pandas);
+    pyiml refuses to guess and names both fixes. y on the same index, on an unrelated index, or
+    as an array is taken by position."""
     d = _df().set_index(pd.Index(np.arange(100, 100 + N)))
     shuffled = d.sample(frac=1, random_state=1)
     X = shuffled.drop(columns="y")
     for y in (d["y"], d[["y"]].rename(columns={"y": "target"})):
         check(lambda: Predictor(predict_function=f_reg, data=X, y=y), ValueError,
-              r"y's index holds the labels of data's index in another order.*y\.loc\[data\.index\].*y\.to_numpy\(\)",
+              r"y's index holds the labels of data's index in another order.*by position.*by label.*"
+              r"y\.loc\[data\.index\].*y\.to_numpy\(\)",
               X)
     want = shuffled["y"].to_numpy()
     for y in (d["y"].loc[X.index], pd.Series(want, index=range(N)), want):
