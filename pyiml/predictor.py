@@ -244,9 +244,7 @@ def _raw_prediction(model=None, predict_function: Optional[Callable] = None, typ
         return (lambda nd: f(m, nd)), "..prediction", "..prediction"
     if hasattr(m, "_pyiml_predict"):
         return m._pyiml_predict, "pred", "X"
-    if _is_statsmodels_results(m):
-        return (lambda nd: _statsmodels_predict(m, nd)), "pred", "X"
-    fit = _fit_columns(m)
+    cols = _fit_columns(m)
     if _is_sklearn_classifier(m):
         if not hasattr(m, "classes_"):
             raise ValueError(
@@ -255,11 +253,13 @@ def _raw_prediction(model=None, predict_function: Optional[Callable] = None, typ
             )
         if type in _TYPES_PROB and hasattr(m, "predict_proba"):
             names = [str(c) for c in m.classes_]
-            return (lambda nd: _Named(np.asarray(m.predict_proba(fit(nd)), dtype=float), names)), "pred", "X"
+            return (lambda nd: _Named(np.asarray(m.predict_proba(cols(nd)), dtype=float), names)), "pred", "X"
         if type in _TYPES_PROB or type in _TYPES_CLASS:
-            return (lambda nd: _one_hot(np.asarray(m.predict(fit(nd))), m.classes_)), "pred", "X"
+            return (lambda nd: _one_hot(np.asarray(m.predict(cols(nd))), m.classes_)), "pred", "X"
         raise ValueError(f"type={type!r} is not known for a scikit-learn classifier: use 'prob' or 'class'")
-    return (lambda nd: m.predict(fit(nd))), "pred", "X"
+    if _is_statsmodels_results(m):
+        return (lambda nd: _statsmodels_predict(m, nd)), "pred", "X"
+    return (lambda nd: m.predict(cols(nd))), "pred", "X"
 
 
 def _fit_columns(model) -> Callable:
@@ -274,11 +274,11 @@ def _fit_columns(model) -> Callable:
         return lambda nd: nd
     names = [str(c) for c in names]
 
-    def fit(nd):
+    def own_columns(nd):
         if isinstance(nd, pd.DataFrame) and list(nd.columns) != names and all(c in nd.columns for c in names):
             return nd[names]
         return nd
-    return fit
+    return own_columns
 
 
 class Predictor:
