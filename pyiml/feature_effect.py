@@ -198,6 +198,22 @@ class _LazyResults:
         return state
 
 
+class _Once:
+    """A results builder that runs at most once; whoever holds it gets the same value (an
+    effect and the FeatureEffects that made it share the ICE table of one run)."""
+
+    __slots__ = ("_build", "_value")
+
+    def __init__(self, build: Callable[[], object]):
+        self._build, self._value = build, None
+
+    def __call__(self):
+        if self._build is not None:
+            self._value = self._build()
+            self._build = None
+        return self._value
+
+
 class FeatureEffect(_LazyResults, InterpretationMethod):
     """Effect of one or two features on the prediction: ALE, PDP, ICE or PDP with ICE.
 
@@ -396,7 +412,7 @@ class FeatureEffect(_LazyResults, InterpretationMethod):
         elif self.method == "pdp":
             self.results = plan.finish(preds, names)
         else:      # ICE: the n·G-row table is made when results is first read
-            self._defer_results(functools.partial(plan.finish, preds, names))
+            self._defer_results(_Once(functools.partial(plan.finish, preds, names)))
         self._interpolate = None
         self._finished = True
 
@@ -813,18 +829,23 @@ class FeatureEffects(_LazyResults, InterpretationMethod):
         self.effects = effects
         if rs is not None:
             rs.element_streams(len(effects))      # iml's second seeded future_lapply (results)
-        self._defer_results(self._results_of_effects)
+        # iml makes results in the constructor: they are this run's effects even if an effect is
+        # changed (center, set_feature, ...) before results are first read
+        sources = {f: fe.__dict__.get("_build_results") or fe.__dict__.get("_results") for f, fe in effects.items()}
+        self._defer_results(functools.partial(self._results_of_effects, sources))
         self._multiclass = any(fe._multiclass for fe in effects.values())
         self._finished = True
         self._warn_if_model_draws(rs)
 
-    def _results_of_effects(self) -> Dict[str, pd.DataFrame]:
-        """iml's results: each effect's table with the feature column renamed ``.borders`` and a
+    @staticmethod
+    def _results_of_effects(sources) -> Dict[str, pd.DataFrame]:
+        """iml's results: each effect's table (``sources``: feature → the table, or the
+        :class:`_Once` that makes it) with the feature column renamed ``.borders`` and a
         ``.feature`` column."""
         results = {}
-        for f, fe in self.effects.items():
-            res = fe.results.copy()
-            res.columns = [".borders" if c in self.effects else c for c in res.columns]
+        for f, src in sources.items():
+            res = (src() if callable(src) else src).copy()
+            res.columns = [".borders" if c in sources else c for c in res.columns]
             res[".feature"] = f
             results[f] = res
         return results

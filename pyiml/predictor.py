@@ -12,6 +12,7 @@ from typing import Callable, List, Optional, Sequence
 import numpy as np
 import pandas as pd
 
+from ._algorithms.rformat import r_make_names
 from .data import Data
 
 __all__ = ["Predictor", "prediction_function"]
@@ -38,10 +39,34 @@ def _one_hot(labels, classes) -> pd.DataFrame:
 
 
 def _matrix_names(k: int, prefix: str) -> List[str]:
-    """R's ``data.frame(matrix)`` names: X1, X2, …; sanitizePrediction: ..prediction.1, …"""
-    if prefix == "X":
-        return [f"X{i + 1}" for i in range(k)]
-    return [prefix] if k == 1 else [f"{prefix}.{i + 1}" for i in range(k)]
+    """Names of a k-column matrix without column names.
+
+    ``prefix="pred"``: R's ``data.frame(pred, check.names = FALSE)`` (iml without a model, or a
+    model's own ``predict``): ``pred`` for one column, ``1``, ``2``, … for more.
+    ``prefix="..prediction"``: iml's ``sanitizePrediction`` (a model and a predict function):
+    ``..prediction``, or ``..prediction.1``, ``..prediction.2``, ….
+    """
+    if k == 1:
+        return [prefix]
+    if prefix == "pred":
+        return [str(i + 1) for i in range(k)]
+    return [f"{prefix}.{i + 1}" for i in range(k)]
+
+
+def _r_data_frame_names(raw):
+    """iml's ``sanitizePrediction`` on a DataFrame: ``data.frame(x)`` makes its column names
+    syntactic and unique (R's ``make.names(unique = TRUE)``: ``0`` → ``X0``, ``1 x`` → ``X1.x``,
+    a repeated ``a`` → ``a.1``). Other outputs, and one-column label frames (which become
+    one-hot columns named by their labels), pass as they are."""
+    if not isinstance(raw, pd.DataFrame) or _label_column(raw) is not None:
+        return raw
+    names = [str(c) for c in raw.columns]
+    fixed = r_make_names(names, unique=True)
+    if fixed == names and list(raw.columns) == names:
+        return raw
+    out = raw.copy(deep=False)
+    out.columns = fixed
+    return out
 
 
 class _Named:
@@ -221,8 +246,10 @@ def prediction_function(model=None, predict_function: Optional[Callable] = None,
         A scikit-learn estimator, statsmodels results, an object with ``_pyiml_predict`` (such
         as :class:`r_bridge.RModel`), or anything with ``predict``.
     predict_function : callable, optional
-        ``f(newdata)`` without a model (vector → column ``pred``, unnamed matrix → ``X1``, …),
-        ``f(model, newdata)`` with one (vector → ``..prediction``).
+        ``f(newdata)`` without a model (vector or one-column matrix → column ``pred``, unnamed
+        matrix → ``1``, ``2``, …, DataFrame → its names), ``f(model, newdata)`` with one (vector →
+        ``..prediction``, unnamed matrix → ``..prediction.1``, …, DataFrame → its names made
+        syntactic and unique as R's ``data.frame`` does: ``0`` → ``X0``).
     type : str, optional
         For classifiers: None/"prob" → ``predict_proba``; "class"/"response" → one-hot labels.
 
@@ -239,11 +266,11 @@ def _raw_prediction(model=None, predict_function: Optional[Callable] = None, typ
     """(call, vector name, matrix prefix): the model call and the names iml gives its output."""
     m, f = model, predict_function
     if m is None:
-        return f, "pred", "X"
+        return f, "pred", "pred"
     if f is not None:
-        return (lambda nd: f(m, nd)), "..prediction", "..prediction"
+        return (lambda nd: _r_data_frame_names(f(m, nd))), "..prediction", "..prediction"
     if hasattr(m, "_pyiml_predict"):
-        return m._pyiml_predict, "pred", "X"
+        return m._pyiml_predict, "pred", "pred"
     cols = _fit_columns(m)
     if _is_sklearn_classifier(m):
         if not hasattr(m, "classes_"):
@@ -253,13 +280,13 @@ def _raw_prediction(model=None, predict_function: Optional[Callable] = None, typ
             )
         if type in _TYPES_PROB and hasattr(m, "predict_proba"):
             names = [str(c) for c in m.classes_]
-            return (lambda nd: _Named(np.asarray(m.predict_proba(cols(nd)), dtype=float), names)), "pred", "X"
+            return (lambda nd: _Named(np.asarray(m.predict_proba(cols(nd)), dtype=float), names)), "pred", "pred"
         if type in _TYPES_PROB or type in _TYPES_CLASS:
-            return (lambda nd: _one_hot(np.asarray(m.predict(cols(nd))), m.classes_)), "pred", "X"
+            return (lambda nd: _one_hot(np.asarray(m.predict(cols(nd))), m.classes_)), "pred", "pred"
         raise ValueError(f"type={type!r} is not known for a scikit-learn classifier: use 'prob' or 'class'")
     if _is_statsmodels_results(m):
-        return (lambda nd: _statsmodels_predict(m, nd)), "pred", "X"
-    return (lambda nd: m.predict(cols(nd))), "pred", "X"
+        return (lambda nd: _statsmodels_predict(m, nd)), "pred", "pred"
+    return (lambda nd: m.predict(cols(nd))), "pred", "pred"
 
 
 def _fit_columns(model) -> Callable:
@@ -352,6 +379,9 @@ class Predictor:
                 class_ = [str(c) for c in class_]
             else:
                 raise TypeError(f"class_ must be a class label (str) or a list of them, got {class_!r}")
+            dup = sorted({c for c in class_ if class_.count(c) > 1})
+            if dup:
+                raise ValueError(f"class_ lists {dup} more than once: give each class once")
         if model is None and predict_function is None:
             raise ValueError("Provide a model, a predict_function or both!")
         if model is not None and predict_function is None and callable(model) and not hasattr(model, "predict") \

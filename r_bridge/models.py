@@ -368,8 +368,9 @@ def as_r_predict_function(model, type: Optional[str] = None, data: Optional[pd.D
           in ``classes_``; with ``type`` ``"class"``/``"response"`` the predicted labels
           one-hot encoded, one column per class;
         * anything else with ``predict`` (regressors, statsmodels results with a formula, an
-          :class:`RModel`): its output — a numeric vector (R names the column ``pred``), a
-          2-d array (R's ``X1``, ``X2``…), or a DataFrame (its column names);
+          :class:`RModel`): its output — a numeric vector or a one-column array (R names the
+          column ``pred``), a 2-d array (columns ``1``, ``2``…, as R's
+          ``data.frame(pred, check.names = FALSE)``), or a DataFrame (its column names);
         * a plain callable ``f(newdata)``: its output, as above.
 
         Label vectors (strings, categoricals) are one-hot encoded over their sorted distinct

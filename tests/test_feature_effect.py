@@ -483,6 +483,24 @@ def test_feature_effects_equal_single_effects_and_share_predictions(lin):
     assert list(fes2.results["b"].columns) == [".borders", ".value", ".type", ".id", ".feature"]
 
 
+@pytest.mark.parametrize("method", ["ale", "pdp", "pdp+ice", "ice"])
+def test_feature_effects_results_are_the_constructors_after_effects_change(lin, method):
+    """iml makes results in the constructor: changing an effect afterwards (center, set_feature)
+    changes that effect, not FeatureEffects' results, even when these are first read later."""
+    X, f, _ = lin
+    p = Predictor(predict_function=f, data=X)
+    want = FeatureEffects(p, features=["a", "b"], method=method, grid_size=3).results
+    fes = FeatureEffects(p, features=["a", "b"], method=method, grid_size=3)
+    before = fes.effects["a"].results.copy()   # an ICE table read from the effect first is shared
+    fes.effects["a"].center(float(X["a"].min()))
+    fes.effects["b"].set_feature("i")
+    assert not fes.effects["a"].results.equals(before)
+    assert list(fes.results) == ["a", "b"]
+    for feat in want:
+        pd.testing.assert_frame_equal(fes.results[feat], want[feat])
+    pd.testing.assert_frame_equal(want["a"].drop(columns=".feature").rename(columns={".borders": "a"}), before)
+
+
 @pytest.mark.parametrize("method", ["ale", "pdp+ice"])
 def test_feature_effects_n_jobs_and_progress_do_not_change_results(lin, method, capsys):
     X, f, _ = lin

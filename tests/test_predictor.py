@@ -136,15 +136,34 @@ def test_class_not_among_outputs(df):
         p.predict(X)
 
 
+def test_class_given_twice_is_refused(df):
+    X = df[["a", "b"]]
+    m = LogisticRegression().fit(X, np.where(df["a"] > 0, "pos", "neg"))
+    with pytest.raises(ValueError, match=r"class_ lists \['pos'\] more than once"):
+        Predictor(m, data=X, class_=["pos", "neg", "pos"])
+
+
 def test_predict_function_naming(df):
     X = _numeric(df)
     assert list(Predictor(data=X, predict_function=lambda nd: nd["a"] * 2).predict(X).columns) == ["pred"]
+    # R's data.frame(pred, check.names = FALSE): "pred" for one column, "1", "2", ... for more
     two = Predictor(data=X, predict_function=lambda nd: np.c_[nd["a"], nd["b"]]).predict(X)
-    assert list(two.columns) == ["X1", "X2"]
+    assert list(two.columns) == ["1", "2"]
+    one = Predictor(data=X, predict_function=lambda nd: nd[["a"]].to_numpy()).predict(X)
+    assert list(one.columns) == ["pred"]
+    assert list(Predictor(data=X, predict_function=lambda nd: np.c_[nd["a"], nd["b"]], class_="2").predict(X)) == ["2"]
     mp = Predictor(model="m", data=X, predict_function=lambda m, nd: nd["a"].to_numpy()).predict(X)
     assert list(mp.columns) == ["..prediction"]
     mp2 = Predictor(model="m", data=X, predict_function=lambda m, nd: np.c_[nd["a"], nd["b"]]).predict(X)
     assert list(mp2.columns) == ["..prediction.1", "..prediction.2"]
+    # with a model, iml's sanitizePrediction calls data.frame(x): names made syntactic and unique
+    frame = lambda m, nd: pd.DataFrame(np.c_[nd["a"], nd["b"], nd["a"]], columns=["0", "1 x", "0"])
+    mp3 = Predictor(model="m", data=X, predict_function=frame).predict(X)
+    assert list(mp3.columns) == ["X0", "X1.x", "X0.1"]
+    np.testing.assert_array_equal(mp3["X1.x"].to_numpy(), X["b"].to_numpy())
+    # without a model: data.frame(x, check.names = FALSE) keeps them (duplicates are refused)
+    keep = Predictor(data=X, predict_function=lambda nd: frame(None, nd).iloc[:, :2]).predict(X)
+    assert list(keep.columns) == ["0", "1 x"]
     lab = Predictor(data=X, predict_function=lambda nd: np.where(nd["a"] > 0, "p", "n")).predict(X)
     assert list(lab.columns) == ["n", "p"]
 
@@ -285,3 +304,27 @@ def test_nullable_dtypes_reach_the_model_and_give_the_numpy_results(df, column, 
     for e, g in zip(expected, got):
         pd.testing.assert_frame_equal(g.reset_index(drop=True), e.reset_index(drop=True), check_dtype=False,
                                       check_categorical=False)
+
+
+@pytest.mark.r
+def test_prediction_column_names_equal_r_imls(r):
+    """The same outputs named by CRAN iml's Predictor (R predict functions, run live) and by pyiml."""
+    from r_bridge import convert
+
+    X = pd.DataFrame({"a": [1.0, 2.0, 3.0, 4.0], "b": [0.5, 1.5, 0.2, 2.0]})
+    cases = [  # (R predict.function, Python predict_function, with a model)
+        ("function(newdata) cbind(newdata$a, newdata$b)", lambda nd: np.c_[nd["a"], nd["b"]], False),
+        ("function(newdata) matrix(newdata$a)", lambda nd: nd[["a"]].to_numpy(), False),
+        ("function(newdata) newdata$a", lambda nd: nd["a"].to_numpy(), False),
+        ("function(model, newdata) cbind(newdata$a, newdata$b)", lambda m, nd: np.c_[nd["a"], nd["b"]], True),
+        ("function(model, newdata) newdata$a", lambda m, nd: nd["a"].to_numpy(), True),
+        ("function(model, newdata) data.frame(`0` = newdata$a, `1 x` = newdata$b, `0` = newdata$a, "
+         "check.names = FALSE)",
+         lambda m, nd: pd.DataFrame(np.c_[nd["a"], nd["b"], nd["a"]], columns=["0", "1 x", "0"]), True),
+    ]
+    for code, f, with_model in cases:
+        model = "list(1)" if with_model else "NULL"
+        want = list(r.r_eval(f"names(iml::Predictor$new(model = {model}, data = d, predict.function = {code})"
+                             "$predict(d))", d=convert.py2r(X)))
+        got = Predictor(model="m" if with_model else None, data=X, predict_function=f).predict(X)
+        assert list(got.columns) == want, code

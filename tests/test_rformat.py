@@ -1,4 +1,5 @@
-"""``r_as_character`` against R's ``as.character()`` run live, plus fixed expectations."""
+"""``r_as_character`` against R's ``as.character()`` and ``r_make_names`` against ``make.names()``,
+run live, plus fixed expectations."""
 import math
 from decimal import Decimal
 
@@ -7,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pyiml._algorithms.rformat import r_as_character
+from pyiml._algorithms.rformat import r_as_character, r_make_names, r_make_unique
 
 # Values whose R output is documented in the spec (§1) or was checked in R 4.2.2.
 KNOWN = [
@@ -104,3 +105,36 @@ def test_hypothesis_against_r(r, values):
         if math.isfinite(v) and v != 0:
             # 15 significant digits: the text reads back within rounding of the value
             assert abs(Decimal(g) - Decimal(v)) <= Decimal("1e-14") * abs(Decimal(v))
+
+
+# ------------------------------------------------------------------------------------------
+# make.names / make.unique
+# ------------------------------------------------------------------------------------------
+
+NAMES = ["0", "1 x", "", "if", "in", "NA", "NA_real_", "TRUE", ".2", "._", ".a", ".", "...", "..1", "_a",
+         "a-b", "a$b", "x y z", "ä", "é1", "\u00b2", "a\u00b2", "a\u00b7b", "a.b", "a", "a", "a.1", "a", "b",
+         "b.1", "b", "setosa", "Sepal.Length", "1", "2", "X1", "X1", "class 0", "0.5", "-1"]
+
+
+def test_make_names_known():
+    assert r_make_names(["0", "1 x", "", "if", ".2", "_a", "a-b", "ä", "\u00b2"]) == \
+        ["X0", "X1.x", "X", "if.", "X.2", "X_a", "a.b", "ä", "X."]
+    assert r_make_unique(["a", "a", "a.1", "a", "b", "b.1", "b"]) == ["a", "a.2", "a.1", "a.3", "b", "b.1", "b.2"]
+    assert r_make_names(["a", "a"], unique=True) == ["a", "a.1"]
+
+
+@pytest.mark.r
+@pytest.mark.parametrize("unique", [False, True])
+def test_make_names_in_r(r, unique):
+    ro = r.robjects()
+    want = [str(s) for s in r.r_eval("make.names(x, unique = u)", x=ro.StrVector(NAMES), u=unique)]
+    assert r_make_names(NAMES, unique=unique) == want
+
+
+@pytest.mark.r
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.text(alphabet="ab1._ -$.X\u00e4\u00b2", max_size=4), min_size=1, max_size=12))
+def test_make_names_hypothesis_against_r(r, names):
+    ro = r.robjects()
+    want = [str(s) for s in r.r_eval("make.names(x, unique = TRUE)", x=ro.StrVector(names))]
+    assert r_make_names(names, unique=True) == want

@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["r_as_character"]
+__all__ = ["r_as_character", "r_make_names", "r_make_unique"]
 
 _DIGITS = 15  # R_print.digits inside as.character(): DBL_DIG
 _KP_MAX = 27
@@ -196,3 +196,75 @@ def r_as_character(x: Any):
     else:
         raise TypeError(f"r_as_character: cannot format values of dtype {arr.dtype}")
     return res[0] if scalar else res.reshape(arr.shape)
+
+
+# ---------------------------------------------------------------------------- names
+#: R's reserved words, which ``make.names`` makes syntactic by appending a dot.
+_R_RESERVED = frozenset([
+    "if", "else", "repeat", "while", "function", "for", "next", "break", "in", "TRUE", "FALSE",
+    "NULL", "Inf", "NaN", "NA", "NA_integer_", "NA_real_", "NA_character_", "NA_complex_",
+])
+
+
+def _r_alnum(c: str) -> bool:
+    # a letter (as the C library's iswalpha in a UTF-8 locale) or an ASCII digit; Python's
+    # isalnum would also count "²" and other non-ASCII digits, which R replaces
+    return c.isalpha() or "0" <= c <= "9"
+
+
+def r_make_unique(names, sep: str = ".") -> list:
+    """R's ``make.unique(names, sep)``: later repeats of a name get ``.1``, ``.2``, …,
+    skipping suffixed names that already occur anywhere in ``names``.
+
+    Examples (R 4.2.2): ``["a", "a", "a.1", "a"] -> ["a", "a.2", "a.1", "a.3"]``.
+    """
+    names = [str(n) for n in names]
+    taken = set(names)
+    seen: set = set()
+    next_k: dict = {}
+    out = []
+    for nm in names:
+        if nm not in seen:
+            seen.add(nm)
+            out.append(nm)
+            continue
+        k = next_k.get(nm, 1)
+        cand = f"{nm}{sep}{k}"
+        while cand in taken:
+            k += 1
+            cand = f"{nm}{sep}{k}"
+        next_k[nm] = k + 1
+        taken.add(cand)
+        out.append(cand)
+    return out
+
+
+def r_make_names(names, unique: bool = False) -> list:
+    """R's ``make.names(names, unique)``: syntactically valid R names.
+
+    A name that does not start with a letter or a dot, or starts with a dot and a digit, gets
+    the prefix ``X``; every character other than a letter, a digit, ``.`` and ``_`` becomes
+    ``.``; reserved words get a trailing ``.``. With ``unique``, :func:`r_make_unique` over the
+    names that did not change, then those that did (so ``["", "X"]`` gives ``["X.1", "X"]``).
+
+    Examples (R 4.2.2): ``"0" -> "X0"``, ``"1 x" -> "X1.x"``, ``"" -> "X"``, ``"if" -> "if."``,
+    ``".2" -> "X.2"``, ``"_a" -> "X_a"``, ``"a-b" -> "a.b"``, ``"ä" -> "ä"``.
+    """
+    names = [str(n) for n in names]
+    out = []
+    for nm in names:
+        if not nm or not (nm[0].isalpha() or nm[0] == ".") or (nm[0] == "." and len(nm) > 1 and "0" <= nm[1] <= "9"):
+            nm = "X" + nm
+        nm = "".join(c if _r_alnum(c) or c in "._" else "." for c in nm)
+        if nm in _R_RESERVED:
+            nm += "."
+        out.append(nm)
+    if not unique:
+        return out
+    # R: the names left as they were keep theirs; the changed ones give way (make.unique runs
+    # over the unchanged names first, then the changed ones, each group in its order)
+    order = sorted(range(len(out)), key=lambda i: out[i] != names[i])
+    res = list(out)
+    for i, nm in zip(order, r_make_unique([out[i] for i in order])):
+        res[i] = nm
+    return res
