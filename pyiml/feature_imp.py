@@ -164,6 +164,10 @@ class FeatureImp(InterpretationMethod):
         predicted = self._q(preds)
         self._check_probabilities(predicted)
         self.original_error = self._first_loss(self._loss_actual(None), predicted)
+        if np.isnan(self.original_error):
+            raise ValueError(
+                f"loss={self.loss_name!r} of the model's predictions is NaN (undefined), so every importance "
+                f"would be NaN (iml fails here too): {self._undefined_hint()}")
         if self.original_error == 0 and self.compare == "ratio":
             warnings.warn("Model error is 0, switching from compare='ratio' to compare='difference'",
                           UserWarning, stacklevel=2)
@@ -191,6 +195,24 @@ class FeatureImp(InterpretationMethod):
                 f"{type(value).__name__}" + (f" of shape {value.shape}" if isinstance(value, np.ndarray) else
                                              f" {value!r}"))
         return float(value)
+
+    #: Why a named loss can be undefined (NaN) or infinite for some data.
+    _UNDEFINED = {
+        "mape": "divides by the actual values, and the target has zeros",
+        "percent_bias": "divides by the actual values, and the target has zeros",
+        "smape": "divides by |actual| + |predicted|, which is 0 where both are 0",
+        "msle": "takes log(1 + x) of the actual and predicted values, which is undefined below -1",
+        "rmsle": "takes log(1 + x) of the actual and predicted values, which is undefined below -1",
+        "rae": "divides by the spread of the target, which is 0 for a constant target",
+        "rse": "divides by the spread of the target, which is 0 for a constant target",
+        "rrse": "divides by the spread of the target, which is 0 for a constant target",
+    }
+
+    def _undefined_hint(self) -> str:
+        why = self._UNDEFINED.get(self.loss_name) if self._named_loss else None
+        if why is None:
+            return "the loss returned NaN; check the loss against the target and the predictions"
+        return f"{self.loss_name} {why}. Use a loss defined for every row, e.g. 'mae' or 'mse'"
 
     def _check_probabilities(self, predicted) -> None:
         """logLoss needs probabilities: outside [0, 1] Metrics gives NaN → Inf errors (and iml
@@ -441,6 +463,14 @@ class FeatureImp(InterpretationMethod):
         err = self.errors["permutation.error"].to_numpy(dtype=float).reshape(len(feats), R)
         with np.errstate(divide="ignore", invalid="ignore"):
             raw = err / self.original_error if self.compare == "ratio" else err - self.original_error
+        nan = np.isnan(raw).any(axis=1)
+        if nan.any():   # iml: quantile() fails, "missing values and NaN's not allowed"
+            bad = [feats[i] for i in np.flatnonzero(nan)]
+            why = ("NaN" if np.isnan(err[nan]).any() else
+                   f"{err[nan][~np.isfinite(err[nan])][0]:g}, as is the model error ({self.original_error:g})")
+            raise ValueError(
+                f"loss={self.loss_name!r} gives undefined (NaN) importances for feature(s) {bad} (iml fails here "
+                f"too): the error after permuting is {why}; {self._undefined_hint()}")
         imp = r_median_rows(raw)
         perr = r_median_rows(err)
         q = r_quantile7_rows(raw, [0.05, 0.95])

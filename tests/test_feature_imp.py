@@ -286,6 +286,51 @@ def test_logloss_on_values_outside_zero_one_names_type_response():
     assert FeatureImp(link, "mse", random_state=RRandom(1)).original_error > 0   # other losses take any number
 
 
+NAN_DATA = pd.DataFrame({"a": [0.5, 1.2, -0.3, 2.2, 0.9, -1.4, 0.1, 1.7], "b": [1.0, 0, 2, 1, 0, 3, 1, 2],
+                         "y": [0.0, 1.1, 0.4, 2.9, 0.7, -0.5, 1.2, 2.6]})   # one target of 0
+
+
+def _nan_model(d):
+    return d["a"].to_numpy() + 0.5 * d["b"].to_numpy()
+
+
+@pytest.mark.parametrize("loss, compare, match", [
+    ("mape", "ratio", r"loss='mape' gives undefined \(NaN\) importances for feature\(s\) \['a', 'b'\].*inf.*zeros"),
+    ("mape", "difference", r"loss='mape' gives undefined \(NaN\).*\['a', 'b'\]"),
+    ("msle", "ratio", r"loss='msle' gives undefined \(NaN\) importances for feature\(s\) \['b'\].*below -1"),
+])
+def test_undefined_importances_raise_as_iml_fails(loss, compare, match):
+    """Where a loss is NaN for some permutation (or inf before and after permuting), iml fails in
+    quantile() ("missing values and NaN's not allowed"); pyiml says which loss and why."""
+    P = Predictor(predict_function=_nan_model, data=NAN_DATA, y="y")
+    with pytest.raises(ValueError, match=match):
+        FeatureImp(P, loss, compare=compare, random_state=RRandom(1))
+    assert FeatureImp(P, "mae", random_state=RRandom(1)).results["importance"].notna().all()
+
+
+def test_nan_model_error_and_infinite_importances():
+    P = Predictor(predict_function=lambda d: _nan_model(d) - 3, data=NAN_DATA, y="y")
+    with pytest.raises(ValueError, match=r"loss='msle' of the model's predictions is NaN.*log\(1 \+ x\)"):
+        FeatureImp(P, "msle")
+    with pytest.raises(ValueError, match=r"loss='nan_loss' of the model's predictions is NaN.*the loss returned NaN"):
+        FeatureImp(P, _named(lambda a, p: float("nan"), "nan_loss"), random_state=1)
+    # an infinite error after permuting is no NaN: the importance is inf, as in iml
+    base = Predictor(predict_function=_nan_model, data=NAN_DATA, y="y")
+    first = {}
+
+    def inf_after_permuting(actual, predicted):
+        key = "orig" if not first else "perm"
+        first.setdefault(key, True)
+        return 1.0 if key == "orig" else float("inf")
+    res = FeatureImp(base, inf_after_permuting, random_state=RRandom(1)).results
+    assert np.isinf(res["importance"]).all()
+
+
+def _named(f, name):
+    f.__name__ = name
+    return f
+
+
 def test_bool_target_with_one_output_is_zero_one_as_in_r():
     """R's Metrics coerce a logical target to 0/1 against one numeric output (iml's upstream
     test "FeatureImp with 0 model error": y = Species == "setosa", class = "setosa", mae)."""

@@ -135,3 +135,26 @@ def test_arithmetic_helpers_equal_r_bit_for_bit(r):
     a, b, c = rng.normal(size=(3, 25)) * [[1e3], [1.0], [1e-3]]
     h = r.r_eval("iml:::h.test(a, b, c)", a=ro.FloatVector(a), b=ro.FloatVector(b), c=ro.FloatVector(c))
     assert float(h[0]) == h_statistic(a, b, c)[0]
+
+
+@pytest.mark.filterwarnings("ignore:R warning")
+@pytest.mark.parametrize("loss, shift", [("mape", 0.0), ("msle", 0.0), ("msle", -3.0)])
+def test_featureimp_fails_where_iml_fails_on_undefined_losses(r, loss, shift):
+    """A loss that is NaN for the model (msle of values below -1) or for some permutation (mape
+    with a target of 0: inf / inf) makes iml fail; pyiml raises ValueError there, not NaNs."""
+    from r_bridge import RError
+    from r_bridge import iml as riml
+
+    d = pd.DataFrame({"a": [0.5, 1.2, -0.3, 2.2, 0.9, -1.4, 0.1, 1.7], "b": [1.0, 0, 2, 1, 0, 3, 1, 2],
+                      "y": [0.0, 1.1, 0.4, 2.9, 0.7, -0.5, 1.2, 2.6]})
+
+    def f(nd):
+        return nd["a"].to_numpy() + 0.5 * nd["b"].to_numpy() + shift
+    with pytest.raises(RError):
+        riml.iml("FeatureImp", riml.r_predictor(d, y="y", predict_function=f), seed=1, loss=loss)
+    with pytest.raises(ValueError, match=f"loss='{loss}'.*NaN"):
+        FeatureImp(Predictor(predict_function=f, data=d, y="y"), loss, random_state=RRandom(1))
+    # and where both work, the same numbers
+    got = FeatureImp(Predictor(predict_function=f, data=d, y="y"), "mae", random_state=RRandom(1)).results
+    want = riml.iml("FeatureImp", riml.r_predictor(d, y="y", predict_function=f), seed=1, loss="mae").results
+    np.testing.assert_allclose(got["importance"].to_numpy(), want["importance"].to_numpy(), rtol=1e-13)
