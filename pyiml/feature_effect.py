@@ -85,16 +85,17 @@ def _check_features(feature, names: List[str]) -> List[str]:
     return feats
 
 
-def _as_size(v, name: str) -> int:
-    if isinstance(v, bool) or not isinstance(v, numbers.Real) or not np.isfinite(v) or v != int(v):
-        raise ValueError(f"{name} must be a whole number >= 2, got {v!r}")
-    v = int(v)
+def _as_size(v, name: str):
+    """A grid size: a number >= 2 (an int when whole; a fractional size stays as it is and the
+    grid has as many points as R's ``seq(length.out = size)``, i.e. the size rounded up)."""
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real) or not np.isfinite(v):
+        raise ValueError(f"{name} must be a number >= 2, got {v!r}")
     if v < 2:
-        raise ValueError(f"{name} must be at least 2, got {v}")
-    return v
+        raise ValueError(f"{name} must be at least 2, got {v!r}")
+    return int(v) if v == int(v) else float(v)
 
 
-def _check_grid_size(grid_size, max_len: Optional[int]) -> List[int]:
+def _check_grid_size(grid_size, max_len: Optional[int]) -> list:
     if isinstance(grid_size, (list, tuple, np.ndarray, pd.Series)):
         sizes = [_as_size(v, "grid_size") for v in list(grid_size)]
         if not sizes:
@@ -239,7 +240,9 @@ class FeatureEffect(_LazyResults, InterpretationMethod):
         centred curves. ALE: shift the curve so that it is 0 at this value (iml stores and
         ignores it). One numerical or integer feature only, inside the data's range.
     grid_size : int or pair of int, default 20
-        Grid points per numerical feature (two features: one or two sizes). At least 2.
+        Grid points per numerical feature (two features: one or two sizes). At least 2; a
+        fractional size is rounded up, as R's ``seq(length.out = )`` does (ALE: ``grid_size + 1``
+        quantiles, so 5.5 gives 7).
     grid_points : sequence, or pair of sequences for two features, optional
         The grid to use instead (PDP/ICE: in the given order, duplicates removed; ALE: sorted).
         For ALE only numerical features take grid points: give None for the categorical one, or,
@@ -309,8 +312,10 @@ class FeatureEffect(_LazyResults, InterpretationMethod):
         self.feature_name = list(feats)
         self.n_features = len(feats)
         self.feature_type = [data.feature_types[f] for f in feats]
-        sizes = _check_grid_size(self._grid_size_original, self.n_features)
-        self.grid_size: Dict[str, int] = {}
+        # iml's set.grid.size(grid.size.original): the first size for the first feature (also
+        # after set_feature from two features to one), the second, if any, for the second
+        sizes = _check_grid_size(self._grid_size_original, None)
+        self.grid_size: Dict[str, Union[int, float]] = {}
         enc = data.encoded()
         for j, f in enumerate(feats):
             col = data.X[f]
@@ -584,7 +589,13 @@ class FeatureEffect(_LazyResults, InterpretationMethod):
             vals = list(v) if np.ndim(v) else [v]
             return self._interpolate(vals)
         try:
-            vv = np.atleast_1d(np.asarray(v, dtype=float))
+            if isinstance(v, (pd.Series, pd.Index, pd.api.extensions.ExtensionArray)):
+                # nullable Int64 / Float64 values: <NA> is a missing value (NaN), as NA in R
+                vv = pd.Series(v).to_numpy(dtype=float, na_value=np.nan)
+            elif np.ndim(v) == 0 and pd.isna(v):
+                vv = np.array([np.nan])
+            else:
+                vv = np.atleast_1d(np.asarray(v, dtype=float))
         except (TypeError, ValueError):
             raise TypeError(f"data: the values of the numerical feature {f!r} must be numbers, got "
                             f"{list(np.atleast_1d(np.asarray(v, dtype=object)))[:3]!r}") from None
@@ -741,7 +752,9 @@ class FeatureEffects(_LazyResults, InterpretationMethod):
     method : {"ale", "pdp", "ice", "pdp+ice"}, default "ale"
     center_at : float, optional
         Passed to every numerical / integer feature (categorical features are not centred).
-    grid_size : int, default 20
+    grid_size : number, default 20
+        Grid points per numerical feature (at least 2; fractional sizes round up, as in
+        :class:`FeatureEffect`).
     random_state : None, int, numpy.random.Generator or RRandom
         With :class:`pyiml.RRandom` the session generator advances as iml's two seeded
         ``future_lapply`` calls advance it (each feature draws from its own stream), so later

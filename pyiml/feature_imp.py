@@ -17,7 +17,7 @@ from typing import Callable, Dict, List, Literal, Optional, Union
 import numpy as np
 import pandas as pd
 
-from ._base import InterpretationMethod, check_bool, check_int
+from ._base import InterpretationMethod, check_bool, check_int, user_stacklevel
 from ._design import gather_design
 from ._parallel import check_n_jobs, map_items, split_chunks
 from ._algorithms.rstats import r_median_rows, r_quantile7_rows
@@ -247,7 +247,15 @@ class FeatureImp(InterpretationMethod):
                 )
             return onehot[:, 0] if onehot.shape[1] == 1 else onehot
         if self._multiclass:
-            return _label_strings(y)
+            labels = _label_strings(y)
+            if not np.isin(labels, np.asarray(self._outputs, dtype=object)).any():
+                warnings.warn(
+                    f"no value of y ({sorted(set(labels.tolist()))[:5]}) is one of the model's classes "
+                    f"({self._outputs}), so every predicted label counts as wrong (iml does the same). The names "
+                    "must match as text: e.g. a scikit-learn classifier fitted on 0.0/1.0 names its classes "
+                    "'0.0'/'1.0' while y's values read '0'/'1'; fit the model on y's labels",
+                    UserWarning, stacklevel=user_stacklevel())
+            return labels
         if numeric:  # with one output column: the probability against a 0/1 target, as iml does
             return y.to_numpy(dtype=float)
         if self._named_loss and self.loss_name not in LABEL_LOSSES:

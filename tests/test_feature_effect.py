@@ -577,7 +577,8 @@ def test_pdp_only_keeps_sums_not_predictions(lin_pred):
     (dict(feature=1), TypeError, "names"),
     (dict(feature="a", method="foo"), ValueError, "method must be one of"),
     (dict(feature="a", grid_size=1), ValueError, "grid_size must be at least 2"),
-    (dict(feature="a", grid_size=2.5), ValueError, "grid_size must be a whole number"),
+    (dict(feature="a", grid_size="5"), ValueError, "grid_size must be a number >= 2"),
+    (dict(feature="a", grid_size=np.nan), ValueError, "grid_size must be a number >= 2"),
     (dict(feature="a", grid_size=[3, 4]), ValueError, "grid_size must have length <= 1"),
     (dict(feature="c", method="ale", grid_points=["u", "v"]), ValueError, "grid_points cannot be used"),
     (dict(feature="c", method="pdp", grid_points=["u", "zz"]), ValueError, "not levels"),
@@ -596,6 +597,36 @@ def test_pdp_only_keeps_sums_not_predictions(lin_pred):
 def test_bad_arguments_raise(lin_pred, kwargs, err, match):
     with pytest.raises(err, match=match):
         FeatureEffect(lin_pred, **kwargs)
+
+
+def test_fractional_grid_size_is_rounded_up_as_r_seq(lin_pred):
+    """iml: seq(length.out = 5.5) has 6 points; ALE's quantiles seq(0, 1, length.out = 6.5) 7."""
+    assert len(FeatureEffect(lin_pred, "a", method="pdp", grid_size=5.5).results) == 6
+    fe = FeatureEffect(lin_pred, "a", method="ale", grid_size=5.5)
+    assert fe.grid_size == {"a": 5.5} and len(fe.results) == 7
+    pd.testing.assert_frame_equal(FeatureEffect(lin_pred, "a", method="pdp", grid_size=5.5).results,
+                                  FeatureEffect(lin_pred, "a", method="pdp", grid_size=6).results)
+
+
+def test_set_feature_from_a_pair_of_grid_sizes_takes_the_first(lin_pred):
+    fe = FeatureEffect(lin_pred, ["a", "b"], method="pdp", grid_size=[3, 5])
+    fe.set_feature("b")
+    assert fe.grid_size == {"b": 3}
+    pd.testing.assert_frame_equal(fe.results, FeatureEffect(lin_pred, "b", method="pdp", grid_size=3).results)
+    fe.set_feature(["b", "a"])
+    assert fe.grid_size == {"b": 3, "a": 5}
+
+
+def test_predict_takes_nullable_values_with_missing_ones(lin_pred):
+    fe = FeatureEffect(lin_pred, "a", method="pdp", grid_size=4)
+    want = fe.predict(np.array([0.2, np.nan, 0.7]))
+    assert np.isnan(want[1]) and np.isfinite(want[[0, 2]]).all()
+    for v in (pd.Series([0.2, None, 0.7], dtype="Float64"), pd.DataFrame({"a": pd.array([0.2, pd.NA, 0.7], dtype="Float64")}),
+              pd.array([0.2, pd.NA, 0.7], dtype="Float64")):
+        np.testing.assert_array_equal(fe.predict(v), want)
+    assert np.isnan(fe.predict(pd.NA)).all() and np.isnan(fe.predict(np.nan)).all()
+    with pytest.raises(TypeError, match="must be numbers"):
+        fe.predict(pd.Series(["x", "y"]))
 
 
 def test_bad_data_raise():

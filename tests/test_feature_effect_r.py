@@ -133,6 +133,7 @@ def test_ann_nearest_equals_yaimpute(r):
 @pytest.mark.parametrize("ftype, gtype, size", [
     ("numerical", "equidist", 20), ("numerical", "quantile", 21), ("numerical", "quantile", 7),
     ("integer", "equidist", 20), ("integer", "quantile", 11), ("integer", "equidist", 2),
+    ("numerical", "equidist", 5.5), ("numerical", "quantile", 6.5), ("integer", "equidist", 3.2),
 ])
 def test_grid_1d_equals_iml(r, ftype, gtype, size):
     rng = np.random.default_rng(3)
@@ -197,6 +198,33 @@ def test_grid_size_field_equals_iml(r):
         field = robj.field("grid.size")
         fe = FeatureEffect(p, feature, method="pdp", grid_size=size)
         assert fe.grid_size == {k: int(v) for k, v in dict(field).items()}
+
+
+def test_fractional_grid_sizes_and_set_feature_from_a_pair_equal_iml(r):
+    """iml takes any grid.size (seq rounds length.out up) and set.feature from two features to
+    one keeps grid.size.original, whose first size the one feature gets."""
+    from parity.harness import compare_frames
+    from r_bridge import iml as riml
+
+    mp = fixtures.model_pair("mixed_closed")
+    data = fixtures.dataset(mp.data)
+    p = Predictor(data=data, y=mp.y, **mp.py)
+    rp = riml.r_predictor(data=data, y=mp.y, **mp.r)
+    for feature, method, size in (("num", "pdp", 5.5), ("num", "ale", 5.5), ("int", "pdp+ice", 3.2),
+                                  (["num", "int"], "pdp", [3.5, 2.1]), (["num", "int"], "ale", 4.5)):
+        fe = FeatureEffect(p, feature, method=method, grid_size=size)
+        robj = riml.iml("FeatureEffect", rp, feature=feature, method=method, grid_size=size)
+        diff, scale, problems = compare_frames(fe.results, robj.results)
+        assert not problems and diff <= 1e-12 * scale, (feature, method, diff, problems)
+        assert fe.grid_size == dict(robj.field("grid.size"))
+    for method in ("pdp", "ale"):
+        fe = FeatureEffect(p, ["num", "int"], method=method, grid_size=[3, 5])
+        robj = riml.iml("FeatureEffect", rp, feature=["num", "int"], method=method, grid_size=[3, 5])
+        fe.set_feature("int")
+        robj.call("set.feature", feature="int")
+        assert fe.grid_size == {"int": 3} == {k: int(v) for k, v in dict(robj.field("grid.size")).items()}
+        diff, scale, problems = compare_frames(fe.results, robj.results)
+        assert not problems and diff <= 1e-12 * scale, (method, diff, problems)
 
 
 

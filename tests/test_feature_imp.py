@@ -331,6 +331,22 @@ def _named(f, name):
     return f
 
 
+def test_label_loss_warns_when_no_target_value_is_a_predicted_class():
+    from sklearn.linear_model import LogisticRegression
+
+    rng = np.random.default_rng(4)
+    X = pd.DataFrame({"a": rng.normal(size=80), "b": rng.normal(size=80)})
+    y = (X["a"] > 0).astype(float)                # 0.0 / 1.0: classes_ named "0.0", "1.0"; y reads "0", "1"
+    P = Predictor(LogisticRegression().fit(X, y), data=X.assign(y=y), y="y")
+    with pytest.warns(UserWarning, match=r"no value of y \(\['0', '1'\]\) is one of the model's classes \(\['0.0', '1.0'\]\)"):
+        fi = FeatureImp(P, "ce", random_state=1)
+    assert fi.original_error == 1.0
+    ok = Predictor(LogisticRegression().fit(X, y.astype(int)), data=X.assign(y=y.astype(int)), y="y")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert FeatureImp(ok, "ce", random_state=1).original_error < 0.2
+
+
 def test_bool_target_with_one_output_is_zero_one_as_in_r():
     """R's Metrics coerce a logical target to 0/1 against one numeric output (iml's upstream
     test "FeatureImp with 0 model error": y = Species == "setosa", class = "setosa", mae)."""

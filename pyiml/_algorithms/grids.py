@@ -14,6 +14,7 @@ R equivalents (iml 0.11.4 internals and base R, spec §1 and §7.2):
 """
 from __future__ import annotations
 
+import math
 from typing import Optional, Tuple
 
 import numpy as np
@@ -30,9 +31,9 @@ def r_seq(start: float, stop: float, length_out: int) -> np.ndarray:
     For ``length_out > 2`` the values are ``start + i * ((stop - start) / (length_out - 1))``
     for the inner points and exactly ``stop`` for the last one (``length_out`` copies of
     ``start`` when ``start == stop``); ``length_out`` 2 gives ``[start, stop]`` and 1 gives
-    ``[start]``.
+    ``[start]``. A fractional ``length_out`` is rounded up, as in R.
     """
-    m = int(length_out)
+    m = int(math.ceil(length_out))
     if m < 1:
         raise ValueError(f"length_out must be at least 1, got {length_out!r}")
     start, stop = float(start), float(stop)
