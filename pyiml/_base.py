@@ -108,10 +108,11 @@ class InterpretationMethod:
         if getattr(source, "r_exact", False) and getattr(self.predictor.model, "draws_random", False):
             warnings.warn(
                 f"{type(self).__name__} replayed R's draws (RRandom), but the model's predict() draws from R's "
-                "random number generator too (RModel.draws_random; e.g. ranger's predict, or max.col's random "
-                "tie-breaking): R's iml under set.seed interleaves those draws with its own, so its results may "
-                "differ from these. For R's numbers, make predict leave R's generator alone in both languages, "
-                "e.g. ranger: predict_function='function(model, newdata) predict(model, newdata, seed = 1)$predictions'",
+                "random number generator too (RModel.draws_random; e.g. ranger's predict, randomForest's class "
+                "labels where the votes tie, or max.col's random tie-breaking): R's iml under set.seed interleaves "
+                "those draws with its own, so its results may differ from these. For R's numbers, make predict "
+                "leave R's generator alone in both languages, e.g. ranger: predict_function='function(model, "
+                "newdata) predict(model, newdata, seed = 1)$predictions'; randomForest: type='prob'",
                 UserWarning, stacklevel=user_stacklevel())
 
     # public -----------------------------------------------------------------

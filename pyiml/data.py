@@ -64,10 +64,10 @@ def feature_type(column: pd.Series, name: str = "column") -> str:
         return "categorical"
     if pd.api.types.is_object_dtype(dt):
         vals = column.dropna()
-        if len(vals) and all(isinstance(v, str) for v in vals.head(100_000)):
-            if vals.map(type).eq(str).all():
-                return "categorical"
-        other = next((v for v in vals if type(v) is not str), None)  # the first value that is no str
+        # strings, including str subclasses such as numpy.str_ (what np.random.choice gives)
+        if len(vals) and pd.api.types.infer_dtype(vals, skipna=True) == "string":
+            return "categorical"
+        other = next((v for v in vals if not isinstance(v, str)), None)  # the first value that is no str
         raise TypeError(
             f"column {name!r} has dtype object with values that are not all strings "
             f"({f'e.g. {other!r} of type {type(other).__name__}' if other is not None else 'no values'}): "
@@ -176,8 +176,6 @@ class Data:
                 raise ValueError(f"y has length {len(yv)} but data has {n} rows: they must match")
             if isinstance(y, pd.Series):
                 _check_y_order(y, X)
-            if pd.isna(yv).any():
-                raise ValueError("y contains missing values: drop those rows from data and y")
             if isinstance(y, pd.Series) and isinstance(y.dtype, pd.CategoricalDtype):
                 y_frame = pd.DataFrame({".y": y.reset_index(drop=True)})
             elif isinstance(y, pd.Categorical):  # a factor keeps its levels, as in R

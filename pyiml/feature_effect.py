@@ -82,7 +82,17 @@ def _check_features(feature, names: List[str]) -> List[str]:
         raise ValueError(f"feature {unknown!r} is not a feature of the predictor's data; features: {names}")
     if len(feats) == 2 and feats[0] == feats[1]:
         raise ValueError(f"feature: the two features must differ, got {feats!r}")
+    taken = [f for f in feats if f in _RESULT_COLUMNS]
+    if taken:
+        raise ValueError(
+            f"feature {taken[0]!r} has the name of a column of the results ({', '.join(_RESULT_COLUMNS)}), which "
+            f"would overwrite its values (iml's results break too): rename it, e.g. "
+            f"data.rename(columns={{{taken[0]!r}: {taken[0].lstrip('.')!r}}})")
     return feats
+
+
+#: The columns FeatureEffect's results hold besides the feature columns.
+_RESULT_COLUMNS = (".value", ".type", ".id", ".class")
 
 
 def _as_size(v, name: str):

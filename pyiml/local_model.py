@@ -74,11 +74,20 @@ def recode(data, X: pd.DataFrame, x_interest: pd.DataFrame, labels: Optional[np.
         col = X[c]
         if kind == "categorical":
             ref = x_interest[c]
+            # iml: as.numeric(x == value), NA where x is missing (glmnet then refuses the data)
+            missing = col.isna().to_numpy()
             if isinstance(col.dtype, pd.CategoricalDtype):
                 ref_code = int(ref.cat.codes.iloc[0])
                 val = (col.cat.codes.to_numpy() == ref_code).astype(float)
             else:
-                val = (col.to_numpy() == ref.iloc[0]).astype(float)
+                arr = col.to_numpy()
+                if missing.any():     # pd.NA compares as NA: compare the present values only
+                    val = np.zeros(len(col))
+                    val[~missing] = arr[~missing] == ref.iloc[0]
+                else:
+                    val = (arr == ref.iloc[0]).astype(float)
+            if missing.any():
+                val[missing] = np.nan
             name = labels[j]  # "<name>=<as.character(value)>"
         elif isinstance(col.dtype, pd.api.extensions.ExtensionDtype):  # nullable Int64 / Float64
             val = col.to_numpy(dtype=np.int64) if kind == "integer" and not col.isna().any() else \
@@ -239,11 +248,11 @@ class LocalModel(InterpretationMethod):
         x = self.x_interest
         labels = _feature_values(x)[0]
         names, cols, matrix = recode(data, X, x, labels)
-        bad = [names[j] for j in np.flatnonzero(~np.isfinite(matrix).all(axis=0))]
+        bad = [data.feature_names[j] for j in np.flatnonzero(~np.isfinite(matrix).all(axis=0))]
         if bad:
             raise ValueError(
-                f"data has missing or infinite values in {bad}: LocalModel's lasso cannot fit them (glmnet: x has "
-                "missing values); impute or drop those rows before building the Predictor")
+                f"data has missing or infinite values in column(s) {bad}: LocalModel's lasso cannot fit them (iml "
+                "fails too, glmnet: x has missing values); impute or drop those rows before building the Predictor")
         _, xcols, xr = recode(data, x, x, labels)
         w = self._weights(names, cols, matrix, xcols, xr)
         if np.isnan(w).any():

@@ -251,7 +251,8 @@ def prediction_function(model=None, predict_function: Optional[Callable] = None,
         ``..prediction``, unnamed matrix → ``..prediction.1``, …, DataFrame → its names made
         syntactic and unique as R's ``data.frame`` does: ``0`` → ``X0``).
     type : str, optional
-        For classifiers: None/"prob" → ``predict_proba``; "class"/"response" → one-hot labels.
+        For classifiers: None/"prob" → ``predict_proba``; "class"/"response" → one-hot labels. A
+        classifier without ``predict_proba`` gives its labels with None and raises with "prob".
 
     Returns
     -------
@@ -270,7 +271,13 @@ def _raw_prediction(model=None, predict_function: Optional[Callable] = None, typ
     if f is not None:
         return (lambda nd: _r_data_frame_names(f(m, nd))), "..prediction", "..prediction"
     if hasattr(m, "_pyiml_predict"):
-        return m._pyiml_predict, "pred", "pred"
+        if type is None:
+            return m._pyiml_predict, "pred", "pred"
+        if getattr(m, "predict_function", None) is not None:
+            raise ValueError(
+                f"type={type!r} cannot be used with an RModel that has a predict_function (iml ignores type "
+                "then): give the type inside the predict_function's R code")
+        return (lambda nd: m._pyiml_predict(nd, type=type)), "pred", "pred"   # R: predict(model, newdata, type)
     cols = _fit_columns(m)
     if _is_sklearn_classifier(m):
         if not hasattr(m, "classes_"):
@@ -281,7 +288,12 @@ def _raw_prediction(model=None, predict_function: Optional[Callable] = None, typ
         if type in _TYPES_PROB and hasattr(m, "predict_proba"):
             names = [str(c) for c in m.classes_]
             return (lambda nd: _Named(np.asarray(m.predict_proba(cols(nd)), dtype=float), names)), "pred", "pred"
-        if type in _TYPES_PROB or type in _TYPES_CLASS:
+        if type is not None and type in _TYPES_PROB:
+            raise ValueError(
+                f"type={type!r} needs predicted probabilities, but the {m.__class__.__name__} classifier has no "
+                "predict_proba: use type='class' (one-hot labels), or a classifier that predicts probabilities "
+                "(e.g. SVC(probability=True), or sklearn.calibration.CalibratedClassifierCV around it)")
+        if type in _TYPES_PROB or type in _TYPES_CLASS:   # type=None without predict_proba: the labels
             return (lambda nd: _one_hot(np.asarray(m.predict(cols(nd))), m.classes_)), "pred", "pred"
         raise ValueError(f"type={type!r} is not known for a scikit-learn classifier: use 'prob' or 'class'")
     if _is_statsmodels_results(m):
@@ -334,8 +346,11 @@ class Predictor:
         ``class_=1`` selects the column ``"1"``. Ignored for single-output models, as in iml.
     type : str, optional
         Passed on to the model's prediction: for scikit-learn classifiers ``None``/``"prob"``
-        → ``predict_proba``, ``"class"``/``"response"`` → one-hot labels; for an
-        :class:`r_bridge.RModel` R's ``predict(..., type = type)``.
+        → ``predict_proba``, ``"class"``/``"response"`` → one-hot labels (a classifier without
+        ``predict_proba``, such as ``LinearSVC``, gives its one-hot labels with ``None`` and a
+        ``ValueError`` with ``"prob"``); for an :class:`r_bridge.RModel` R's
+        ``predict(model, newdata, type = type)`` (it wins over the RModel's own ``type``, as
+        in :func:`r_bridge.r_predictor`).
     batch_size : int, default 1000
         Maximal number of rows per model call made by the methods (R: ``batch.size``).
 

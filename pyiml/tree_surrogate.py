@@ -71,7 +71,7 @@ def _tree_frame(X: pd.DataFrame) -> pd.DataFrame:
                 pd.api.types.is_integer_dtype(dt) and not pd.api.types.is_bool_dtype(dt)):
             cols[c] = s
         elif pd.api.types.is_bool_dtype(dt):
-            cols[c] = pd.Categorical(s.to_numpy(dtype=bool), categories=[False, True])
+            cols[c] = pd.Categorical(s.astype(object), categories=[False, True])   # a boolean <NA> stays missing
         else:
             cols[c] = pd.Categorical(s.astype(object), categories=sorted(pd.unique(s.dropna())))
     return pd.DataFrame(cols)  # in X's column order (columns= would make pandas 1.5 copy each column to objects)
@@ -249,6 +249,11 @@ class TreeSurrogate(InterpretationMethod):
             raise ValueError(f"engine must be one of {list(ENGINES)}, got {engine!r}")
         args = _normalise_tree_args(tree_args, engine)
         super().__init__(predictor)
+        taken = [f for f in self.sampler.feature_names if f in (".node", ".path") or f.startswith(".y.hat")]
+        if taken:
+            raise ValueError(
+                f"feature {taken[0]!r} has the name of a column of TreeSurrogate's results (.node, .path, "
+                f".y.hat…), which would overwrite it (iml's results break too): rename it in data")
         self.maxdepth = maxdepth if math.isinf(maxdepth) else int(maxdepth)
         self.tree_args = args
         self.engine = engine

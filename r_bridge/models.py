@@ -53,9 +53,26 @@ _R_PREDICT = r"""function(model, newdata, type, pf) {
   }
   seed <- function() if (exists(".Random.seed", envir = globalenv(), inherits = FALSE))
     get(".Random.seed", envir = globalenv(), inherits = FALSE)
+  # A model whose predict() draws random numbers gets the same ones on every call: the call
+  # starts from set.seed(0) and the session's generator is restored afterwards, so predictions
+  # are a function of newdata (reproducible run to run) and R's session stream is left alone.
+  # set.seed also loads the generator's C state, from which C code that calls unif_rand()
+  # without GetRNGstate()/PutRNGstate() draws (randomForest breaks ties of class votes so,
+  # without ever changing .Random.seed).
   seed0 <- seed()
+  on.exit(if (is.null(seed0)) rm(".Random.seed", envir = globalenv()) else
+            assign(".Random.seed", seed0, envir = globalenv()))
+  set.seed(0L)
+  fixed <- seed()
+  hidden <- FALSE
   if (is.null(pf)) {
     pred <- if (is.null(type)) stats::predict(model, newdata) else stats::predict(model, newdata, type = type)
+    if (inherits(model, "randomForest") && identical(model$type, "classification") && is.factor(pred)) {
+      # labels: ties of the (cutoff-weighted) votes were broken at random
+      v <- stats::predict(model, newdata, type = "vote", norm.votes = FALSE)
+      crit <- sweep(v, 2, model$forest$cutoff, "/")
+      hidden <- any(rowSums(crit == apply(crit, 1, max)) > 1, na.rm = TRUE)
+    }
     if (is_label(pred)) pred <- factor_to_dataframe(pred)
     out <- data.frame(pred, check.names = FALSE)
   } else {
@@ -63,7 +80,7 @@ _R_PREDICT = r"""function(model, newdata, type, pf) {
   }
   rownames(out) <- NULL
   # the prediction frame, and whether predict() drew from R's random number generator
-  list(out, !identical(seed0, seed()))
+  list(out, hidden || !identical(fixed, seed()))
 }"""
 
 # The target named by the model's formula, as iml's find_y finds it for S3 models: the
@@ -208,11 +225,15 @@ class RModel:
         ``y`` is given and ``data`` has that column, as iml does.
     draws_random : bool
         True once a prediction has drawn from R's random number generator (changed
-        ``.Random.seed``): ``ranger``'s ``predict`` always does, ``max.col``'s random tie-breaking
-        (``MASS::lda``, ``nnet::multinom`` labels) on near-ties. R's iml run under ``set.seed``
-        then gives random methods results that depend on those draws, which
-        :class:`pyiml.RRandom` cannot replay; pyiml's random methods warn when they run under
-        ``RRandom`` with such a model (docs/differences.md).
+        ``.Random.seed``, or, for ``randomForest`` class labels, had votes that tie, which its C
+        code breaks with ``unif_rand()`` without touching ``.Random.seed``): ``ranger``'s
+        ``predict`` always draws, ``max.col``'s random tie-breaking (``MASS::lda``,
+        ``nnet::multinom`` labels) on near-ties. R's iml run under ``set.seed`` then gives random
+        methods results that depend on those draws, which :class:`pyiml.RRandom` cannot replay;
+        pyiml's random methods warn when they run under ``RRandom`` with such a model
+        (docs/differences.md). Every prediction starts from ``set.seed(0)`` and R's session
+        generator is restored afterwards, so such a model's predictions are still the same for
+        the same ``newdata``, run to run.
 
     Notes
     -----
@@ -275,7 +296,7 @@ class RModel:
         self.target: Optional[str] = names[0] if len(names) == 1 else None
         self.draws_random = False
 
-    def _pyiml_predict(self, newdata: pd.DataFrame) -> pd.DataFrame:
+    def _pyiml_predict(self, newdata: pd.DataFrame, type: Optional[str] = None) -> pd.DataFrame:
         """Predict ``newdata`` in R and return iml's prediction frame.
 
         R equivalent: the prediction function iml's ``Predictor`` builds for this model
@@ -285,6 +306,9 @@ class RModel:
         ----------
         newdata : pandas.DataFrame
             Converted with :func:`r_bridge.py2r` (categoricals → factors).
+        type : str, optional
+            ``predict(model, newdata, type = type)`` instead of the model's own ``type``
+            (``pyiml.Predictor(model, type=...)``, as iml's ``Predictor$new(type = )``).
 
         Returns
         -------
@@ -295,7 +319,8 @@ class RModel:
             raise TypeError(f"newdata must be a pandas DataFrame, got {type(newdata).__name__}")
         with session.lock:
             nd = convert.py2r(newdata)
-            type_r = _null_or(None if self.type is None else _str(self.type))
+            type_ = self.type if type is None else type
+            type_r = _null_or(None if type_ is None else _str(type_))
             out, drew = session.r_call(_R_PREDICT, self.r_object, nd, type_r, _null_or(self._pf))
             if drew[0]:
                 self.draws_random = True

@@ -599,6 +599,15 @@ def test_bad_arguments_raise(lin_pred, kwargs, err, match):
         FeatureEffect(lin_pred, **kwargs)
 
 
+@pytest.mark.parametrize("name", [".value", ".type", ".id", ".class"])
+def test_feature_named_like_a_result_column_is_refused(name):
+    X = pd.DataFrame({name: np.arange(10.0), "b": np.arange(10.0) % 3})
+    p = Predictor(predict_function=lambda d: d[name].to_numpy() + d["b"].to_numpy(), data=X)
+    with pytest.raises(ValueError, match=rf"feature '\{name}' has the name of a column of the results"):
+        FeatureEffect(p, name, method="pdp")
+    assert len(FeatureEffect(p, "b", method="pdp", grid_size=4).results) == 4      # other features are fine
+
+
 def test_fractional_grid_size_is_rounded_up_as_r_seq(lin_pred):
     """iml: seq(length.out = 5.5) has 6 points; ALE's quantiles seq(0, 1, length.out = 6.5) 7."""
     assert len(FeatureEffect(lin_pred, "a", method="pdp", grid_size=5.5).results) == 6

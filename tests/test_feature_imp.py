@@ -454,3 +454,17 @@ def test_patched_buffer_equals_fresh_designs_with_overlapping_groups():
             errs[bs, jobs] = fi.errors["permutation.error"].to_numpy()
     for key, e in errs.items():
         np.testing.assert_array_equal(e, errs[50, 1], err_msg=str(key))
+
+
+def test_target_vector_with_missing_values_is_taken_and_only_featureimp_refuses_it(small):
+    """iml keeps a target with NA: only FeatureImp (whose loss needs it) fails. A vector y and a
+    column of data behave alike."""
+    from pyiml import FeatureEffect
+
+    X, y = small
+    y = pd.Series(y).astype("Float64")
+    y[3] = pd.NA
+    for p in (Predictor(predict_function=linear, data=X, y=y), Predictor(predict_function=linear, data=X.assign(t=y), y="t")):
+        assert len(FeatureEffect(p, "a", method="pdp", grid_size=3).results) == 3
+        with pytest.raises(ValueError, match=r"the target y \(.*\) has 1 missing value\(s\)"):
+            FeatureImp(p, "mse")

@@ -236,8 +236,21 @@ def test_bad_k(data, k):
 def test_missing_values_in_the_data_are_named(data):
     d = data.assign(b=data["b"].where(data.index != 5))
     p = Predictor(predict_function=lambda df: np.nan_to_num(df[COLS].to_numpy()) @ BETA, data=d)
-    with pytest.raises(ValueError, match=r"data has missing or infinite values in \['b'\].*impute or drop"):
+    with pytest.raises(ValueError, match=r"data has missing or infinite values in column\(s\) \['b'\].*impute or drop"):
         LocalModel(p, d.iloc[[0]], k=2)
+
+
+@pytest.mark.parametrize("kind", ["object", "string", "category", "boolean"])
+def test_missing_values_in_a_categorical_feature_are_named(kind):
+    """iml recodes a categorical feature as as.numeric(x == value): NA where x is missing, and
+    glmnet refuses the data ("x has missing values"); pyiml names the column."""
+    vals = ["a", "b", None, "a", "b", "a", "b", "a"] if kind != "boolean" else \
+        [True, False, None, True, False, True, False, True]
+    col = pd.array(vals, dtype=kind) if kind != "object" else np.array(vals, dtype=object)
+    X = pd.DataFrame({"x": np.arange(8.0), "s": col})
+    p = Predictor(predict_function=lambda d: d["x"].to_numpy() + (d["s"].astype(str) == str(vals[0])).to_numpy(), data=X)
+    with pytest.raises(ValueError, match=r"missing or infinite values in column\(s\) \['s'\].*iml fails too"):
+        LocalModel(p, X.iloc[[0]], k=1)
 
 
 def test_bad_dist_fun_and_kernel_width(data):

@@ -5,7 +5,7 @@ import pytest
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.linear_model import LinearRegression, LogisticRegression
 
-from pyiml import Data, Predictor
+from pyiml import Data, FeatureEffect, Predictor
 
 
 @pytest.fixture
@@ -328,3 +328,31 @@ def test_prediction_column_names_equal_r_imls(r):
                              "$predict(d))", d=convert.py2r(X)))
         got = Predictor(model="m" if with_model else None, data=X, predict_function=f).predict(X)
         assert list(got.columns) == want, code
+
+
+def test_object_column_of_numpy_strings_is_categorical():
+    """np.random.choice gives numpy.str_ values (a str subclass): a text column like any other."""
+    rng = np.random.default_rng(1)
+    X = pd.DataFrame({"x": rng.normal(size=20), "c": [rng.choice(["a", "b"]) for _ in range(20)]})
+    assert type(X["c"].iloc[0]) is np.str_
+    p = Predictor(predict_function=lambda d: d["x"].to_numpy() + (d["c"] == "a").to_numpy(), data=X)
+    assert p.data.feature_types["c"] == "categorical"
+    plain = Predictor(predict_function=lambda d: d["x"].to_numpy() + (d["c"] == "a").to_numpy(),
+                      data=X.assign(c=X["c"].astype(str).astype(object)))
+    pd.testing.assert_frame_equal(FeatureEffect(p, "c", method="pdp").results,
+                                  FeatureEffect(plain, "c", method="pdp").results)
+    with pytest.raises(TypeError, match=r"not all strings \(e.g. 1 of type int\)"):
+        Predictor(predict_function=lambda d: d["x"], data=X.assign(c=["a", 1] * 10))
+
+
+def test_type_prob_needs_predict_proba(df):
+    from sklearn.svm import LinearSVC
+
+    X = df[["a", "b"]]
+    m = LinearSVC().fit(X, np.where(df["a"] > 0, "pos", "neg"))
+    with pytest.raises(ValueError, match=r"type='prob' needs predicted probabilities, but the LinearSVC classifier has no "
+                                         r"predict_proba: use type='class'"):
+        Predictor(m, data=X, type="prob")
+    labels = Predictor(m, data=X).predict(X)            # type=None: the one-hot labels, as type="class"
+    pd.testing.assert_frame_equal(labels, Predictor(m, data=X, type="class").predict(X))
+    assert list(labels.columns) == ["neg", "pos"] and set(np.unique(labels.to_numpy())) <= {0.0, 1.0}

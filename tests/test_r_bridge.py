@@ -411,6 +411,60 @@ def test_rmodel_whose_predict_draws_from_r_generator_is_flagged_and_warned_under
             assert diff == 0 and not problems, (cls, diff, problems)
 
 
+@pytest.mark.r
+def test_randomforest_vote_ties_are_flagged_and_predictions_reproducible(r, iris):
+    """randomForest's class labels break ties of the votes with unif_rand() without touching
+    .Random.seed, so R's iml draws them from whatever state the generator's C code was left in.
+    RModel flags the model when a prediction had a tie, and every call starts from the same
+    state: the same newdata gives the same labels, however R's session generator moved."""
+    from r_bridge import RModel
+
+    r.require(["randomForest"])
+    m = RModel("randomForest::randomForest(Species ~ ., data = iris, ntree = 30)", packages=["randomForest"], seed=1)
+    prob = RModel(m.r_object, type="prob")
+    nd = pd.concat([iris.drop(columns="Species")] * 3, ignore_index=True)
+    nd["Petal.Length"] = np.repeat([1.0, 3.95, 6.9], len(iris))      # rows whose votes tie
+    first = m._pyiml_predict(iris.head(20))
+    assert not m.draws_random                             # no tie among these rows
+    a = m._pyiml_predict(nd)
+    assert m.draws_random
+    ro = r.robjects()
+    before = list(ro.r("set.seed(11); .Random.seed"))
+    b = m._pyiml_predict(nd)
+    assert list(ro.r(".Random.seed")) == before           # the session's generator is left alone
+    ro.r("runif(5)")
+    pd.testing.assert_frame_equal(a, m._pyiml_predict(nd))
+    pd.testing.assert_frame_equal(a, b)
+    assert set(first.columns) == {"setosa", "versicolor", "virginica"}
+    prob._pyiml_predict(nd)
+    assert not prob.draws_random                          # probabilities break no ties
+
+
+@pytest.mark.r
+def test_predictor_type_reaches_an_rmodels_predict_as_in_iml(r, iris):
+    """Predictor(RModel(fit), type=t) predicts with predict(fit, newdata, type = t), as iml's
+    Predictor$new(fit, type = t); it wins over the RModel's own type, as in r_predictor."""
+    import pyiml
+    from r_bridge import RModel, convert, iml as riml, r_predictor
+
+    m = RModel("rpart::rpart(Species ~ ., data = iris)", packages=["rpart"])
+    nd = iris.drop(columns="Species").iloc[[0, 70, 77, 120]]
+    for typ in ("class", "vector", "prob"):
+        for model in (m, RModel(m.r_object, type="prob" if typ != "prob" else "class")):
+            got = pyiml.Predictor(model, data=iris, y="Species", type=typ).predict(nd)
+            rp = r_predictor(iris, y="Species", model=model, type=typ)
+            want = convert.r2py(r.r_eval("p$predict(nd)", p=rp, nd=convert.py2r(nd)))
+            pd.testing.assert_frame_equal(got, want, check_dtype=False)
+    got = pyiml.FeatureEffect(pyiml.Predictor(m, data=iris, y="Species", type="class"), "Petal.Length", method="pdp",
+                              grid_size=5).results
+    want = riml("FeatureEffect", r_predictor(iris, y="Species", model=m, type="class"), feature="Petal.Length",
+                method="pdp", grid_size=5).results
+    np.testing.assert_array_equal(got[".value"].to_numpy(), want[".value"].to_numpy())
+    with pytest.raises(ValueError, match="type='class' cannot be used with an RModel that has a predict_function"):
+        pyiml.Predictor(RModel(m.r_object, predict_function="function(model, newdata) predict(model, newdata)"),
+                        data=iris, y="Species", type="class")
+
+
 # ---------------------------------------------------------------------------- Python models in R
 @pytest.mark.r
 def test_sklearn_model_inside_r_iml_gives_predict_proba(r, iris):

@@ -320,3 +320,21 @@ def test_tied_splits_go_where_partykit_puts_them(r, ordered):
         rr = ro.results
         assert ts.results[".node"].tolist() == rr[".node"].tolist(), seed
         assert ts.results[".path"].tolist() == rr[".path"].tolist(), seed
+
+
+@pytest.mark.parametrize("col", [pd.array([True, None, False, True] * 5, dtype="boolean"),
+                                 pd.array(["u", None, "v", "u"] * 5, dtype="string"),
+                                 np.array([1.0, np.nan, 2.0, 3.0] * 5)])
+def test_missing_feature_values_are_a_clear_error(col):
+    X = pd.DataFrame({"a": np.arange(20.0), "b": col})
+    p = Predictor(predict_function=lambda d: d["a"].to_numpy(), data=X)
+    with pytest.raises(ValueError, match=r"column 'b' has missing (or infinite )?values"):
+        TreeSurrogate(p, maxdepth=2)
+
+
+@pytest.mark.parametrize("name", [".node", ".path", ".y.hat", ".y.hat.tree"])
+def test_feature_named_like_a_result_column_is_refused(name):
+    X = pd.DataFrame({name: np.arange(20.0), "b": np.arange(20.0) % 3})
+    p = Predictor(predict_function=lambda d: d["b"].to_numpy(), data=X)
+    with pytest.raises(ValueError, match=rf"feature '\{name}' has the name of a column of TreeSurrogate's results"):
+        TreeSurrogate(p)
