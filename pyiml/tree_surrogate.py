@@ -71,7 +71,8 @@ def _tree_frame(X: pd.DataFrame) -> pd.DataFrame:
                 pd.api.types.is_integer_dtype(dt) and not pd.api.types.is_bool_dtype(dt)):
             cols[c] = s
         elif pd.api.types.is_bool_dtype(dt):
-            cols[c] = pd.Categorical(s.astype(object), categories=[False, True])   # a boolean <NA> stays missing
+            vals = s.astype(object) if s.hasnans else s.to_numpy(dtype=bool)    # a boolean <NA> stays missing
+            cols[c] = pd.Categorical(vals, categories=[False, True])
         else:
             cols[c] = pd.Categorical(s.astype(object), categories=sorted(pd.unique(s.dropna())))
     return pd.DataFrame(cols)  # in X's column order (columns= would make pandas 1.5 copy each column to objects)
