@@ -75,10 +75,17 @@ def feature_type(column: pd.Series, name: str = "column") -> str:
             "integer, bool, string and categorical features; convert it, e.g. "
             f"df[{name!r}] = df[{name!r}].astype('category')"
         )
+    if pd.api.types.is_datetime64_any_dtype(dt):
+        how = f"e.g. to a number of days with (df[{name!r}] - df[{name!r}].min()).dt.days, or to a category"
+    elif pd.api.types.is_timedelta64_dtype(dt):
+        how = f"e.g. to a number of seconds with df[{name!r}].dt.total_seconds()"
+    elif pd.api.types.is_complex_dtype(dt):
+        how = f"e.g. into two numerical features, df[{name!r}].to_numpy().real and .imag"
+    else:
+        how = f"e.g. to a category with df[{name!r}].astype(str).astype('category')"
     raise TypeError(
         f"column {name!r} has unsupported dtype {dt} (iml supports numeric, integer and "
-        "factor/character features): drop it or convert it, e.g. a datetime to a number with "
-        f"df[{name!r}].astype('int64') or to a category"
+        f"factor/character features): drop it or convert it, {how}"
     )
 
 

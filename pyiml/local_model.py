@@ -237,6 +237,13 @@ class LocalModel(InterpretationMethod):
         kw = self.kernel_width
         return np.sqrt(r_exp(-(d * d) / (kw * kw)))     # R's (the C library's) exp
 
+    def _widen_hint(self) -> str:
+        """How to spread the weights over more rows (weights 1 - d^gower_power: a larger power
+        raises them; kernel weights: a larger width)."""
+        if self.dist_fun != "gower":
+            return f"use a larger kernel_width (now {self.kernel_width!r})"
+        return f"use a larger gower_power (now {self.gower_power!r}; the weights are 1 - distance ** gower_power)"
+
     def _run(self, force: bool = False) -> None:
         data = self.sampler
         X = data.X
@@ -259,6 +266,10 @@ class LocalModel(InterpretationMethod):
             raise ValueError(
                 f"the {self.dist_fun} distance is undefined (NaN) for some rows: every feature was skipped "
                 "or has missing values; check the data for constant or missing columns")
+        if not (w > 0).any():   # glmnet: "weights must not all be zero" (iml fails there too)
+            raise ValueError(
+                f"every weight of the local model is 0: no data row lies in the neighbourhood of x_interest "
+                f"(iml fails too, glmnet: weights must not all be zero); {self._widen_hint()}")
         if self._multiclass:
             lab = np.argmax(P, axis=1)  # probs.to.labels: first maximum
             counts = np.bincount(lab, minlength=len(outputs))
@@ -291,14 +302,12 @@ class LocalModel(InterpretationMethod):
                 raise ValueError(
                     f"the model predicts the same value ({yw[0]:g}) for every row with a positive weight "
                     f"({yw.size} of {len(w)} rows): the local model has no variation to fit (glmnet: y is "
-                    "constant; iml fails here too). Explain another point"
-                    + (f", or widen the neighbourhood with a larger kernel_width (now {self.kernel_width!r})"
-                       if self.dist_fun != "gower" else ""))
+                    f"constant; iml fails here too). Explain another point, or widen the neighbourhood: "
+                    f"{self._widen_hint()}")
             fit = _glmnet.glmnet(pd.DataFrame(matrix, columns=names), P[:, 0], family="gaussian", weights=w)
         df = np.asarray(fit.df)
         if df.size == 0:   # glmnet stopped at its first lambda (iml then fails on the empty path)
-            fix = (f"use a larger kernel_width (now {self.kernel_width!r})" if self.dist_fun != "gower"
-                   else f"use a smaller gower_power (now {self.gower_power!r})")
+            fix = self._widen_hint()
             raise ValueError(
                 f"glmnet returned no fit for the local model (glmnet error code {fit.jerr}, warned above): "
                 f"the weights are too concentrated (effective sample size {w.sum() ** 2 / (w * w).sum():.3g} "

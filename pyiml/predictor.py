@@ -144,6 +144,8 @@ def _to_values(raw, vector_name: str, matrix_prefix: str, where: str = "model"):
     if isinstance(raw, _Named):
         return raw.values, raw.names
     _check_output_type(raw, where)
+    if isinstance(raw, pd.api.extensions.ExtensionArray):   # pd.array(..., "Float64"), a Categorical, ...
+        raw = pd.Series(raw)
     labels = _label_column(raw)
     if labels is not None:
         raw = labels
@@ -195,6 +197,8 @@ def _to_values(raw, vector_name: str, matrix_prefix: str, where: str = "model"):
 def _to_frame(raw, vector_name: str, matrix_prefix: str) -> pd.DataFrame:
     """Turn a raw model output into a prediction frame with iml's naming."""
     _check_output_type(raw)
+    if isinstance(raw, pd.api.extensions.ExtensionArray):
+        raw = pd.Series(raw)
     labels = _label_column(raw)
     if labels is not None:
         raw = labels

@@ -192,7 +192,11 @@ def test_data_types_already_clear():
     d = _df()
     check(lambda: Predictor(predict_function=f_reg, data=d.to_numpy()), TypeError, "data must be a pandas DataFrame")
     check(lambda: Predictor(predict_function=f_reg, data=d.assign(t=pd.date_range("2020", periods=N))),
-          TypeError, "column 't' has unsupported dtype", d)
+          TypeError, r"column 't' has unsupported dtype datetime64.*dt\.days", d)
+    check(lambda: Predictor(predict_function=f_reg, data=d.assign(t=pd.to_timedelta(np.arange(N), unit="D"))),
+          TypeError, r"column 't' has unsupported dtype timedelta64.*total_seconds", d)
+    check(lambda: Predictor(predict_function=f_reg, data=d.assign(t=np.ones(N) * (1 + 1j))),
+          TypeError, r"column 't' has unsupported dtype complex128.*\.real and \.imag", d)
     check(lambda: Predictor(predict_function=f_reg, data=pd.DataFrame(np.ones((5, 3)))), TypeError,
           "column names must be strings")
     check(lambda: pred(d.assign(o=np.nan)), ValueError, r"feature column\(s\) \['o'\] contain only missing", d)

@@ -253,6 +253,23 @@ def test_missing_values_in_a_categorical_feature_are_named(kind):
         LocalModel(p, X.iloc[[0]], k=1)
 
 
+def test_weights_without_any_row_name_the_fix():
+    """Kernel weights that underflow to 0 for every row (a narrow kernel around a point far from
+    the data): glmnet (and so iml) fails with "weights must not all be zero"; pyiml names the fix."""
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.normal(size=80), "b": rng.normal(size=80)})
+    p = Predictor(predict_function=lambda d: 2 * d["a"].to_numpy() + d["b"].to_numpy(), data=X)
+    x = pd.DataFrame({"a": [4.0], "b": [4.0]})
+    with pytest.raises(ValueError, match=r"every weight of the local model is 0.*use a larger kernel_width \(now 0.01\)"):
+        LocalModel(p, x, k=1, dist_fun="euclidean", kernel_width=0.01)
+    assert LocalModel(p, x, k=1, dist_fun="euclidean", kernel_width=1.0).results.shape[0] == 1
+    lm = LocalModel(p, X.iloc[[0]], k=1)
+    assert "larger gower_power" in lm._widen_hint()
+    ess = [float(w.sum() ** 2 / (w * w).sum()) for w in
+           (LocalModel(p, X.iloc[[0]], k=1, gower_power=g).weights for g in (0.01, 1.0, 10.0))]
+    assert ess[0] < ess[1] < ess[2]        # a larger gower_power spreads the weights
+
+
 def test_bad_dist_fun_and_kernel_width(data):
     p = Predictor(predict_function=linear, data=data)
     with pytest.raises(ValueError, match="dist_fun must be one of"):

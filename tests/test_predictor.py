@@ -356,3 +356,18 @@ def test_type_prob_needs_predict_proba(df):
     labels = Predictor(m, data=X).predict(X)            # type=None: the one-hot labels, as type="class"
     pd.testing.assert_frame_equal(labels, Predictor(m, data=X, type="class").predict(X))
     assert list(labels.columns) == ["neg", "pos"] and set(np.unique(labels.to_numpy())) <= {0.0, 1.0}
+
+
+def test_bare_nullable_array_predictions_are_numbers():
+    """pd.array(..., dtype="Float64"/"Int64") from a predict function holds numbers (it was taken
+    for class labels and one-hot encoded); <NA> is a missing prediction."""
+    X = pd.DataFrame({"a": np.arange(6.0), "b": np.arange(6.0) ** 2})
+    for dtype in ("Float64", "Int64"):
+        p = Predictor(predict_function=lambda d: pd.array(d["a"].to_numpy().astype(int), dtype=dtype), data=X)
+        out = p.predict(X)
+        assert list(out.columns) == ["pred"] and out["pred"].tolist() == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
+    bad = Predictor(predict_function=lambda d: pd.array([None] + [1.0] * (len(d) - 1), dtype="Float64"), data=X)
+    with pytest.raises(ValueError, match="returned NaN predictions"):
+        bad.predict(X)
+    cat = Predictor(predict_function=lambda d: pd.Categorical(np.where(d["a"] > 2, "hi", "lo")), data=X)
+    assert list(cat.predict(X).columns) == ["hi", "lo"]
