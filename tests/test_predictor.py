@@ -346,12 +346,12 @@ def test_object_column_of_numpy_strings_is_categorical():
 
 
 def test_type_prob_needs_predict_proba(df):
-    from sklearn.svm import LinearSVC
+    from sklearn.linear_model import RidgeClassifier
 
     X = df[["a", "b"]]
-    m = LinearSVC().fit(X, np.where(df["a"] > 0, "pos", "neg"))
-    with pytest.raises(ValueError, match=r"type='prob' needs predicted probabilities, but the LinearSVC classifier has no "
-                                         r"predict_proba: use type='class'"):
+    m = RidgeClassifier().fit(X, np.where(df["a"] > 0, "pos", "neg"))
+    with pytest.raises(ValueError, match=r"type='prob' needs predicted probabilities, but the RidgeClassifier classifier "
+                                         r"has no predict_proba: use type='class'"):
         Predictor(m, data=X, type="prob")
     labels = Predictor(m, data=X).predict(X)            # type=None: the one-hot labels, as type="class"
     pd.testing.assert_frame_equal(labels, Predictor(m, data=X, type="class").predict(X))
