@@ -202,6 +202,10 @@ class _LazyResults:
         self.results = None
         self.__dict__["_build_results"] = build
 
+    def _results_source(self):
+        """What ``results`` will be: the builder not yet run, else the results themselves."""
+        return self.__dict__.get("_build_results") or self.__dict__.get("_results")
+
     def __getstate__(self):
         self.results                      # noqa: B018 - made now: the builder holds closures
         state = self.__dict__.copy()
@@ -854,7 +858,7 @@ class FeatureEffects(_LazyResults, InterpretationMethod):
             rs.element_streams(len(effects))      # iml's second seeded future_lapply (results)
         # iml makes results in the constructor: they are this run's effects even if an effect is
         # changed (center, set_feature, ...) before results are first read
-        sources = {f: fe.__dict__.get("_build_results") or fe.__dict__.get("_results") for f, fe in effects.items()}
+        sources = {f: fe._results_source() for f, fe in effects.items()}
         self._defer_results(functools.partial(self._results_of_effects, sources))
         self._multiclass = any(fe._multiclass for fe in effects.values())
         self._finished = True

@@ -77,17 +77,11 @@ def recode(data, X: pd.DataFrame, x_interest: pd.DataFrame, labels: Optional[np.
             # iml: as.numeric(x == value), NA where x is missing (glmnet then refuses the data)
             missing = col.isna().to_numpy()
             if isinstance(col.dtype, pd.CategoricalDtype):
-                ref_code = int(ref.cat.codes.iloc[0])
-                val = (col.cat.codes.to_numpy() == ref_code).astype(float)
-            else:
-                arr = col.to_numpy()
-                if missing.any():     # pd.NA compares as NA: compare the present values only
-                    val = np.zeros(len(col))
-                    val[~missing] = arr[~missing] == ref.iloc[0]
-                else:
-                    val = (arr == ref.iloc[0]).astype(float)
-            if missing.any():
-                val[missing] = np.nan
+                val = (col.cat.codes.to_numpy() == int(ref.cat.codes.iloc[0])).astype(float)
+            else:   # compare the present values only (pd.NA == value is NA, not False)
+                val = np.zeros(len(col))
+                val[~missing] = col.to_numpy()[~missing] == ref.iloc[0]
+            val[missing] = np.nan
             name = labels[j]  # "<name>=<as.character(value)>"
         elif isinstance(col.dtype, pd.api.extensions.ExtensionDtype):  # nullable Int64 / Float64
             val = col.to_numpy(dtype=np.int64) if kind == "integer" and not col.isna().any() else \

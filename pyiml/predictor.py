@@ -133,6 +133,17 @@ def _check_output_type(raw, where: str = "model") -> None:
         )
 
 
+def _plain_output(raw, where: str = "model"):
+    """A raw model output checked (:func:`_check_output_type`) and in one of the forms
+    :func:`_to_values` and :func:`_to_frame` read: a pandas array (``pd.array(..., "Float64")``,
+    a Categorical) as a Series, a one-column frame of labels as that column."""
+    _check_output_type(raw, where)
+    if isinstance(raw, pd.api.extensions.ExtensionArray):
+        raw = pd.Series(raw)
+    labels = _label_column(raw)
+    return raw if labels is None else labels
+
+
 def _to_values(raw, vector_name: str, matrix_prefix: str, where: str = "model"):
     """A raw model output as (values, names): a float array (n, k) and iml's column names.
 
@@ -143,12 +154,7 @@ def _to_values(raw, vector_name: str, matrix_prefix: str, where: str = "model"):
     """
     if isinstance(raw, _Named):
         return raw.values, raw.names
-    _check_output_type(raw, where)
-    if isinstance(raw, pd.api.extensions.ExtensionArray):   # pd.array(..., "Float64"), a Categorical, ...
-        raw = pd.Series(raw)
-    labels = _label_column(raw)
-    if labels is not None:
-        raw = labels
+    raw = _plain_output(raw, where)
     if isinstance(raw, pd.DataFrame):
         names = [str(c) for c in raw.columns]
         if len(set(names)) != len(names):
@@ -196,12 +202,7 @@ def _to_values(raw, vector_name: str, matrix_prefix: str, where: str = "model"):
 
 def _to_frame(raw, vector_name: str, matrix_prefix: str) -> pd.DataFrame:
     """Turn a raw model output into a prediction frame with iml's naming."""
-    _check_output_type(raw)
-    if isinstance(raw, pd.api.extensions.ExtensionArray):
-        raw = pd.Series(raw)
-    labels = _label_column(raw)
-    if labels is not None:
-        raw = labels
+    raw = _plain_output(raw)
     if isinstance(raw, pd.DataFrame):
         out = raw.reset_index(drop=True).copy()
         out.columns = [str(c) for c in out.columns]
