@@ -60,11 +60,12 @@ def recode(data, X: pd.DataFrame, x_interest: pd.DataFrame, labels: Optional[np.
         The recoded columns (integer features stay int64, as R keeps them ``integer``; this
         matters for ``gower_dist``'s range check).
     matrix : numpy.ndarray of shape (len(X), p)
-        The same values as floats (R's ``as.matrix``).
+        The same values as floats (R's ``as.matrix``). For all-float data it may share memory
+        with ``X``: callers only read it.
     """
-    if data.all_float:  # nothing to recode: the features as they are
+    if data.all_float:  # nothing to recode: the features as they are (read only, never written)
         names = list(data.feature_names)
-        matrix = (X if list(X.columns) == names else X[names]).to_numpy(dtype=float, copy=True)
+        matrix = (X if list(X.columns) == names else X[names]).to_numpy(dtype=float)
         return names, list(matrix.T), matrix
     if labels is None:
         labels = _feature_values(x_interest)[0]

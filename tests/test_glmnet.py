@@ -363,6 +363,11 @@ def test_r_error_messages_are_reproduced(r):
     with pytest.raises(ValueError) as info:
         glmnet(xn, rng.normal(size=20))
     assert str(info.value) in msg
+    xn[0, 0] = np.inf      # a missing value is named first, also after an infinite one
+    msg = r_message("glmnet(x, y)", x=_rmat(r, xn), y=ro.FloatVector(rng.normal(size=20)))
+    with pytest.raises(ValueError) as info:
+        glmnet(xn, rng.normal(size=20))
+    assert str(info.value) in msg
 
     msg = r_message("glmnet(x, y, weights = rep(1, 19))", x=_rmat(r, x), y=ro.FloatVector(rng.normal(size=20)))
     with pytest.raises(ValueError) as info:

@@ -173,9 +173,9 @@ def _as_x(x):
     if not np.issubdtype(x.dtype, np.number):
         raise ValueError("x must be numeric")
     x = np.asarray(x, dtype=float)
-    if np.isnan(x).any():
-        raise ValueError("x has missing values; consider using makeX() to impute them")
-    if not np.isfinite(x).all():
+    if not np.isfinite(x).all():   # one pass in the usual case; then which of the two
+        if np.isnan(x).any():
+            raise ValueError("x has missing values; consider using makeX() to impute them")
         raise ValueError("x has infinite values")
     if names is None:
         names = [f"V{j + 1}" for j in range(x.shape[1])]
