@@ -156,6 +156,56 @@ def test_multiclass_rpart_on_iris_equals_iml(r):
     assert {a.get_title() for a in fig.axes if a.get_title()} == set(dat[".class"])
 
 
+# ------------------------------------------- "LocalModel prediction expects same cols as training dat"
+@pytest.mark.r
+def test_predict_expects_the_training_columns(predictors):
+    from r_bridge import RError, RWarning, iml as riml
+
+    p, rp = predictors
+    x = X.iloc[[1]]
+    lm = LocalModel(p, x, k=2)
+    ro = riml.iml("LocalModel", rp, x_interest=x, k=2)
+    extra = x.assign(blabla=1)
+    # upstream: expect_warning(LocalModel1$predict(cbind(x.interest, data.frame(blabla = 1))))
+    with pytest.warns(UserWarning, match="blabla"):
+        pred = lm.predict(extra)
+    with pytest.warns(RWarning):
+        r_pred = ro.call("predict", newdata=extra)
+    assert_results_equal(pred, r_pred)      # the extra column is ignored on both sides
+    # upstream: expect_error(LocalModel1$predict(x.interest[-2]), "Missing")
+    with pytest.raises(ValueError, match="Missing columns: b"):
+        lm.predict(x.drop(columns="b"))
+    with pytest.raises(RError, match="Missing"):
+        ro.call("predict", newdata=x.drop(columns="b"))
+
+
+# ------------------------------------------- "LocalModel distance functions work as expected"
+_R_WEIGHTS = """function(p, x, fun) {
+  lm <- suppressWarnings(iml::LocalModel$new(p, x.interest = x, k = 1, dist.fun = "euclidean",
+                                             kernel.width = 1))
+  pr <- lm$.__enclos_env__$private
+  pr$get.weight.fun(dist.fun = fun, kernel.width = 1, gower.power = 1)(
+    iml:::recode(pr$dataDesign, x), iml:::recode(x, x))
+}"""
+
+
+@pytest.mark.r
+@pytest.mark.parametrize("fun", ["gower", "euclidean", "maximum", "manhattan", "canberra", "binary", "minkowski"])
+def test_every_distance_weights_x_interest_itself_by_one(r, predictors, fun):
+    """Upstream: the weight function of every ``dist.fun`` gives ``x.interest = X[2, ]`` (a data
+    row) the weight 1; here also every other row's weight equals iml's ``get.weight.fun``."""
+    from r_bridge import convert
+
+    p, rp = predictors
+    x = X.iloc[[1]]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")      # "Had to choose a smaller k" for some distances
+        lm = LocalModel(p, x, k=1, dist_fun=fun, **({} if fun == "gower" else {"kernel_width": 1}))
+    assert lm.weights[1] == 1
+    r_weights = np.asarray(r.r_eval(_R_WEIGHTS)(rp, convert.py2r(x), fun), dtype=float)
+    np.testing.assert_allclose(lm.weights, r_weights, rtol=1e-14, atol=0)
+
+
 # ---------------------------------------------------------------------------- errors
 @pytest.mark.r
 def test_bad_arguments_fail_in_iml_and_in_pyiml(predictors):

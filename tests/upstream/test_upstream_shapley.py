@@ -2,8 +2,8 @@
 
 Upstream: after ``set.seed(42)``, ``Shapley$new(predictor1, X[1, ], sample.size = 400)`` has the
 columns ``feature, phi, phi.var, feature.value`` and one row per feature, its ``phi`` sum to
-``f(x) - mean(f(X))`` within a tolerance of 0.02, ``$explain(X[2, ])`` gives the same for the
-second row, ``Shapley$new(predictor1, sample.size = 400)`` followed by ``$explain()`` works, and
+``f(x) - mean(f(X))`` within a (relative) tolerance of 0.02, ``$explain(X[2, ])`` gives the same
+for the second row within 0.05, ``Shapley$new(predictor1, sample.size = 400)`` followed by ``$explain()`` works, and
 ``predictor2`` adds the column ``class``. Here every number is also compared with iml 0.11.4 run
 live through ``r_bridge`` on the same closed-form model (``pyiml.RRandom(seed)`` against
 ``set.seed(seed)``; one RRandom follows R's session through successive ``explain`` calls), and
@@ -87,11 +87,12 @@ def test_single_output_and_explain_equal_iml(rp):
     for shx, x, z in ((Shapley(predictor1(), x1, sample_size=M, random_state=RRandom(42)), x1, z1), (sh, x2, z2)):
         expected = f(x)["pred"].iloc[0] - fX[z].mean()
         assert shx.results["phi"].sum() == pytest.approx(expected, rel=0, abs=1e-12)
-    # iml-r-spec §18.18: for X[2, ] these draws miss upstream's tolerance (relative error 0.024 >
-    # 0.02) in iml itself on R >= 3.6; pyiml reproduces iml's draws, so it misses it identically.
+    # For X[2, ] these draws miss 0.02 (relative error 0.024, iml-r-spec §18.18, in iml itself on
+    # R >= 3.6); upstream's test (iml 0.11.0 on) allows 0.05 there. pyiml makes iml's draws, so
+    # its error is iml's.
     rel = abs(sh.results["phi"].sum() - _target(x2)) / abs(_target(x2))
     assert rel == pytest.approx(abs(ro.results["phi"].sum() - _target(x2)) / abs(_target(x2)), abs=1e-12)
-    assert 0.02 < rel < 0.03
+    assert 0.02 < rel <= 0.05
 
 
 @pytest.mark.r
