@@ -699,3 +699,136 @@ def test_tree_surrogate_single_leaf(r, preds, key):
     fig = ts.plot()
     assert [ax.get_title() for ax in fig.axes] == ["NA"]
     compare({"None": py_geometry(fig)[""]}, rg)
+
+
+# ---------------------------------------------------------------------------- layout and axis ranges
+_R_LAYOUT = r"""function(p) {
+  b <- ggplot2::ggplot_build(p)
+  lay <- b$layout$layout
+  facet <- setdiff(names(lay), c("PANEL", "ROW", "COL", "SCALE_X", "SCALE_Y"))
+  pp <- b$layout$panel_params[[1]]
+  list(labels = if (length(facet)) as.character(lay[[facet[1]]]) else "",
+       row = as.integer(lay$ROW), col = as.integer(lay$COL),
+       x_range = as.numeric(pp$x.range), y_range = as.numeric(pp$y.range))
+}"""
+
+
+def r_layout(r, code: str, **objects) -> dict:
+    """Facet labels with their (row, column) in ggplot's layout, and the first panel's ranges."""
+    from r_bridge import convert
+
+    env = {k: v.r_object for k, v in objects.items()}
+    out = convert.r2py(r.r_call(_R_LAYOUT, r.r_eval(code, **env)))
+    labels = [str(v) for v in np.atleast_1d(out["labels"])]
+    return {"cells": dict(zip(labels, zip(np.atleast_1d(out["row"]).tolist(), np.atleast_1d(out["col"]).tolist()))),
+            "x_range": _vec(out["x_range"]), "y_range": _vec(out["y_range"])}
+
+
+def py_cells(fig) -> dict:
+    """Panel titles with their (row, column), 1-based as ggplot's layout."""
+    cells = {}
+    for ax in (a for a in fig.axes if a.get_label() != "<colorbar>"):
+        ss = ax.get_subplotspec()
+        cells[ax.get_title()] = (ss.rowspan.start + 1, ss.colspan.start + 1)
+    return cells
+
+
+def f_three(d: pd.DataFrame) -> pd.DataFrame:
+    p = 1 / (1 + np.exp(-(_score(d) - 6) / 4))
+    return pd.DataFrame({"lo": 0.6 * p, "mid": 0.4 * p, "hi": 1 - p})
+
+
+F_THREE_R = (f"function(newdata) {{ p <- 1 / (1 + exp(-({_SCORE_R} - 6) / 4)); "
+             "data.frame(lo = 0.6 * p, mid = 0.4 * p, hi = 1 - p) }")
+
+
+def test_wrap_dims_is_ggplots(r):
+    """Panel grids are ggplot2's ``wrap_dims`` (facet_wrap; patchwork's wrap_plots), with and
+    without a given number of rows or columns."""
+    from r_bridge import convert
+    from pyiml.plotting._common import wrap_dims
+
+    cases = [(n, None, None) for n in range(1, 41)] + [(n, 2, None) for n in range(1, 9)] + \
+            [(n, None, 4) for n in range(1, 13)]
+    for n, nrow, ncol in cases:
+        code = f"ggplot2::wrap_dims({n}, nrow = {'NULL' if nrow is None else nrow}, ncol = {'NULL' if ncol is None else ncol})"
+        expected = tuple(int(v) for v in np.atleast_1d(convert.r2py(r.r_eval(code))))
+        assert wrap_dims(n, nrow, ncol) == expected, (n, nrow, ncol)
+    with pytest.raises(ValueError, match="cannot hold 5"):
+        wrap_dims(5, 2, 2)
+
+
+def test_three_facets_lie_in_one_row(r):
+    """Three classes: one row of three panels, as ggplot lays them out (not 2 x 2)."""
+    from r_bridge import RFunction
+    from r_bridge import iml as riml
+
+    p = Predictor(predict_function=f_three, data=X)
+    rp = riml.r_predictor(data=X, model=RFunction(F_THREE_R))
+    fe = FeatureEffect(p, "x1", method="pdp", grid_size=4)
+    ro = riml.iml("FeatureEffect", rp, feature="x1", method="pdp", grid_size=4)
+    expected = r_layout(r, "plot(o)", o=ro)["cells"]
+    assert expected == {"lo": (1, 1), "mid": (1, 2), "hi": (1, 3)}
+    assert py_cells(fe.plot()) == expected
+    x = X.iloc[[3]]
+    sh = Shapley(p, x_interest=x, sample_size=5, random_state=RRandom(1))
+    assert py_cells(sh.plot()) == r_layout(r, "plot(o)", o=riml.iml("Shapley", rp, seed=1, x_interest=x,
+                                                                    sample_size=5))["cells"]
+
+
+def test_bars_leave_room_below_zero(r, preds):
+    """ggplot's value axis extends 5% of the range past the bars' base (matplotlib stops there)."""
+    fe, ro = _fe(preds, "one", "c1", "pdp")
+    _close(fe.plot().axes[0].get_ylim(), r_layout(r, "plot(o)", o=ro)["y_range"], "categorical PDP bars: y range")
+    ts = TreeSurrogate(preds["multi"][0], maxdepth=2)
+    r_range = r_layout(r, "plot(o)", o=_riml("TreeSurrogate", preds, "multi", maxdepth=2))["y_range"]
+    assert r_range[0] < 0
+    _close(ts.plot().axes[0].get_ylim(), r_range, "TreeSurrogate class counts: y range")
+
+
+@pytest.mark.parametrize("method", ["pdp", "ale"])
+def test_rug_trains_the_x_scale_beyond_grid_points(r, preds, method):
+    """The rug's data train ggplot's x scale: grid points inside the data still give an axis over
+    the data (both jitter the rug at random, by at most 1% of the range)."""
+    fe, ro = _fe(preds, "one", "x1", method, grid_points=[2.9, 4.0, 5.1])
+    r_range = r_layout(r, "plot(o)", o=ro)["x_range"]
+    x = X["x1"].to_numpy()
+    span = x.max() - x.min()
+    assert r_range[0] < x.min() and r_range[1] > x.max()
+    py_range = np.asarray(fe.plot().axes[0].get_xlim())
+    # each end: the data's extreme, widened by its jitter (<= 1% of the range) and 5% of the scale
+    np.testing.assert_allclose(py_range, r_range, rtol=0, atol=2 * 1.05 * 0.01 * span)
+    fe_norug = FeatureEffect(preds["one"][0], "x1", method=method, grid_points=[2.9, 4.0, 5.1])
+    _close(fe_norug.plot(rug=False).axes[0].get_xlim(),
+           r_layout(r, "plot(o, rug = FALSE)", o=ro)["x_range"], "no rug: x range of the grid")
+
+
+@pytest.mark.parametrize("features", [["n3", "x1"], ["x1", "n3"]])
+def test_ale_2d_integer_and_numerical_rug_on_the_bottom_only(r, features):
+    """An integer and a numerical feature are of different types for iml: its rug is drawn on
+    the bottom only, 1% of the range wide when the first feature is numerical, else 0.07."""
+    from r_bridge import RFunction
+    from r_bridge import iml as riml
+
+    data = X.assign(n3=np.arange(N, dtype=np.int64) % 7)
+    p = Predictor(predict_function=f, data=data, y=Y)
+    rp = riml.r_predictor(data=data, y=Y, model=RFunction(F_R))
+    fe = FeatureEffect(p, features, method="ale", grid_size=4)
+    ro = riml.iml("FeatureEffect", rp, feature=features, method="ale", grid_size=4)
+    rg = r_geometry(r, "plot(o)", o=ro)
+    assert rg["panels"][""]["rug_y"] == []
+    compare(py_geometry(fe.plot()), rg, rug_data={"x": data[features[0]]})
+
+
+def test_constant_2d_effect_has_one_fill_in_every_panel(r):
+    """Every tile of every class panel equal: ggplot fills them all with its middle colour."""
+    from r_bridge import RFunction
+    from r_bridge import iml as riml
+
+    p = Predictor(predict_function=lambda d: pd.DataFrame({"yes": np.full(len(d), 0.5), "no": np.full(len(d), 0.5)}),
+                  data=X)
+    rp = riml.r_predictor(data=X, model=RFunction(
+        "function(newdata) data.frame(yes = rep(0.5, nrow(newdata)), no = rep(0.5, nrow(newdata)))"))
+    fe = FeatureEffect(p, ["x1", "x2"], method="pdp", grid_size=3)
+    ro = riml.iml("FeatureEffect", rp, feature=["x1", "x2"], method="pdp", grid_size=3)
+    compare(py_geometry(fe.plot()), r_geometry(r, "plot(o)", o=ro), rug_data={"x": X["x1"], "y": X["x2"]})

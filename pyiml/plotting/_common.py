@@ -2,14 +2,14 @@
 from __future__ import annotations
 
 import math
-from typing import Callable, Dict, List, Sequence
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
 __all__ = ["PT", "POINT_S", "lab_colormap", "boxplot", "discrete_axis", "facet_axes", "class_list",
-           "faceted_figure", "hbars", "sorted_levels"]
+           "faceted_figure", "hbars", "sorted_levels", "unstick", "wrap_dims"]
 
 #: ggplot2 sizes (line widths, point sizes) are in mm; one mm is 72.27 / 25.4 points
 PT = 72.27 / 25.4
@@ -31,10 +31,54 @@ def discrete_axis(ax, axis: str, levels: Sequence, **label_kw) -> Dict[str, int]
     return {s: i for i, s in enumerate(names, start=1)}
 
 
+def _n2mfrow(n: int) -> Tuple[int, int]:
+    """R's ``grDevices::n2mfrow(n)`` (asp = 1): (rows, columns) of a plot array for n plots."""
+    if n <= 12:
+        if n <= 3:
+            return n, 1
+        if n <= 6:
+            return (n + 1) // 2, 2
+        return (n + 2) // 3, 3
+    nrow = math.ceil(math.sqrt(n))
+    rc = (nrow, math.ceil(n / nrow))
+    go = True
+    while go and rc[0] * rc[1] > n:
+        if (rc[0]) * (rc[1] - 1) >= n:
+            rc = (rc[0], rc[1] - 1)
+        elif (rc[0] - 1) * rc[1] >= n:
+            rc = (rc[0] - 1, rc[1])
+        else:
+            go = False
+    return rc
+
+
+def wrap_dims(n: int, nrow: Optional[int] = None, ncol: Optional[int] = None) -> Tuple[int, int]:
+    """(rows, columns) of ``n`` panels as ggplot2's ``wrap_dims`` (``facet_wrap``; patchwork's
+    ``wrap_plots`` lays out the same way) gives them: by default ``n2mfrow(n)`` transposed
+    (3 panels in one row of three, 5 in two rows of three), else the missing one of the two
+    from the given one. ``ValueError`` when ``nrow * ncol < n``."""
+    if nrow is None and ncol is None:
+        rc = _n2mfrow(n)
+        nrow, ncol = rc[1], rc[0]
+    elif ncol is None:
+        ncol = math.ceil(n / nrow)
+    elif nrow is None:
+        nrow = math.ceil(n / ncol)
+    if nrow * ncol < n:
+        raise ValueError(f"nrows={nrow} x ncols={ncol} panels cannot hold {n} plots; increase ncols and/or nrows")
+    return max(int(nrow), 1), max(int(ncol), 1)
+
+
+def unstick(bars, axis: str = "y") -> None:
+    """Let the value axis of bars extend below 0 as ggplot's does (5% of the range on each side)
+    instead of stopping at the bars' base (matplotlib's sticky edges)."""
+    for patch in bars:
+        getattr(patch.sticky_edges, axis).clear()
+
+
 def facet_axes(fig: Figure, n: int, sharex: bool = True) -> List:
-    """Axes for ``n`` facets laid out like ggplot's ``facet_wrap`` (ncol = ceil(sqrt(n)))."""
-    ncol = max(1, math.ceil(math.sqrt(n)))
-    nrow = math.ceil(n / ncol)
+    """Axes for ``n`` facets laid out like ggplot's ``facet_wrap`` (:func:`wrap_dims`)."""
+    nrow, ncol = wrap_dims(n)
     axes = []
     for i in range(n):
         share = axes[0] if (axes and sharex) else None
@@ -52,8 +96,7 @@ def faceted_figure(res: pd.DataFrame, class_col: str, n_levels: int,
                    per_level: float = 0.35) -> Figure:
     """One facet per value of ``class_col`` (ggplot ``facet_wrap``), each drawn by ``draw(ax, rows)``."""
     classes = class_list(res[class_col])
-    ncol = max(1, math.ceil(math.sqrt(max(len(classes), 1))))
-    nrow = math.ceil(len(classes) / ncol)
+    nrow, ncol = wrap_dims(max(len(classes), 1))
     fig = Figure(figsize=(width * ncol, 0.6 + per_level * max(n_levels, 2) * nrow))
     for ax, cl in zip(facet_axes(fig, len(classes)), classes):
         draw(ax, res[res[class_col].astype(str) == str(cl)])
@@ -67,7 +110,7 @@ def hbars(ax, labels: pd.Series, values: np.ndarray, levels: Sequence[str], xlab
     level (ggplot's discrete positions 1..K)."""
     pos = discrete_axis(ax, "y", levels)
     y = [pos[f] for f in labels.astype(str)]
-    ax.barh(y, np.asarray(values, dtype=float), color="0.35", height=0.9)
+    unstick(ax.barh(y, np.asarray(values, dtype=float), color="0.35", height=0.9), "x")
     ax.set_xlabel(xlabel)
     ax.set_ylabel("")
     ax.grid(True, axis="x", color="0.92")
@@ -76,7 +119,8 @@ def hbars(ax, labels: pd.Series, values: np.ndarray, levels: Sequence[str], xlab
 
 def sorted_levels(labels: pd.Series, values: np.ndarray, sort: bool) -> List[str]:
     """Axis order of the labels: by value (ascending, stable; largest ends at the top) when
-    ``sort``, else alphabetical, as ggplot orders characters."""
+    ``sort``, else alphabetical as ggplot orders characters (in code-point order, which R's locale
+    collation may not follow: docs/differences.md)."""
     lab = labels.astype(str).tolist()
     if sort:
         return [lab[i] for i in np.argsort(np.asarray(values), kind="stable")]

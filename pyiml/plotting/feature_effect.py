@@ -31,12 +31,13 @@ from typing import List, Optional
 
 import numpy as np
 import pandas as pd
+import matplotlib.transforms as mtransforms
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 from matplotlib.collections import PatchCollection
 
 from .._algorithms.rformat import r_as_character
-from ._common import PT as _PT, POINT_S as _POINT_S, boxplot, discrete_axis, lab_colormap
+from ._common import PT as _PT, POINT_S as _POINT_S, boxplot, discrete_axis, lab_colormap, unstick, wrap_dims
 
 __all__ = ["plot_feature_effect", "plot_feature_effects", "y_axis_label", "GGPLOT_FILL"]
 
@@ -63,8 +64,7 @@ def y_axis_label(fe) -> str:
 
 def _facet_grid(fig: Figure, spec, n: int):
     """Axes for n facets inside ``spec`` (ggplot's facet_wrap layout), sharing x and y."""
-    ncol = max(1, math.ceil(math.sqrt(n)))
-    nrow = math.ceil(n / ncol)
+    nrow, ncol = wrap_dims(n)
     sub = spec.subgridspec(nrow, ncol)
     axes = []
     for i in range(n):
@@ -107,6 +107,21 @@ def _rug(ax, values: np.ndarray, axis: str, width: float, seed: int) -> None:
     # ggplot's rug is the last layer (drawn over lines and bars): zorder above Line2D's 2
     ax.add_collection(LineCollection(segs, colors="black", alpha=0.2, linewidths=0.5 * _PT, transform=trans,
                                      zorder=_RUG_Z), autolim=False)
+    _train(ax, axis, vals)
+
+
+def _train(ax, axis: str, values: np.ndarray) -> None:
+    """Widen the ``axis`` data limits to cover ``values``, as a ggplot layer's data train its
+    scales (the rug's data values, also beyond user grid points)."""
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v)]
+    if v.size == 0:
+        return
+    pts = np.zeros((2, 2))
+    j = 0 if axis == "x" else 1
+    pts[:, j] = (v.min(), v.max())
+    ax.update_datalim(pts, updatex=axis == "x", updatey=axis == "y")
+    ax.autoscale_view()
 
 
 def _numeric_width(fe, j: int, x: np.ndarray) -> float:
@@ -129,7 +144,7 @@ def _draw_1d(fig, ax, fe, res: pd.DataFrame, rug: bool, ylim, ylabel: Optional[s
             boxplot(ax, groups, list(pos.values()))
         else:
             xs = np.array([pos[str(v)] for v in res[f]])
-            ax.bar(xs, res[".value"].to_numpy(dtype=float), width=0.9, color="#595959")
+            unstick(ax.bar(xs, res[".value"].to_numpy(dtype=float), width=0.9, color="#595959"))
         if rug:
             codes = np.array([pos.get(str(v), np.nan) for v in data_x])
             _rug(ax, codes[~np.isnan(codes)], "x", 0.07, 1)
@@ -241,10 +256,17 @@ def _draw_2d(fig, ax, fe, res: pd.DataFrame, rug: bool, show_data: bool, label: 
         ax.scatter(xv[ok], yv[ok], s=_POINT_S, color="black", alpha=0.3, linewidths=0)
     if rug:
         xr, yr = xv[~np.isnan(xv)], yv[~np.isnan(yv)]
-        wx = 0.01 * float(np.ptp(xr)) if all(t == "numerical" for t in (t1, t2)) else 0.07
-        wy = 0.01 * float(np.ptp(yr)) if all(t == "numerical" for t in (t1, t2)) else 0.07
-        _rug(ax, xr, "x", wx, 1)
-        _rug(ax, yr, "y", wy, 2)
+        if t1 != t2:
+            # iml: features of different types (integer and numerical) get a rug on the bottom
+            # only (sides "b", no vertical jitter), 1% of the range wide when the first feature
+            # is "numerical", else 0.07; the rug's y values still train the y scale
+            _rug(ax, xr, "x", 0.01 * float(np.ptp(xr)) if t1 == "numerical" else 0.07, 1)
+            _train(ax, "y", yr)
+        else:
+            wx = 0.01 * float(np.ptp(xr)) if t1 == "numerical" else 0.07
+            wy = 0.01 * float(np.ptp(yr)) if t1 == "numerical" else 0.07
+            _rug(ax, xr, "x", wx, 1)
+            _rug(ax, yr, "y", wy, 2)
     return mappable
 
 
@@ -323,7 +345,9 @@ def _draw_effect(fig: Figure, spec, fe, rug: bool, show_data: bool, ylim, ylabel
         ax.set_axisbelow(True)
     if mappables:
         vals = np.concatenate([np.asarray(m.get_array(), dtype=float) for m in mappables])
-        lo, hi = float(np.nanmin(vals)), float(np.nanmax(vals))
+        # one scale for every panel; a constant fill gets ggplot's middle colour in each panel
+        # (the colour bar would otherwise widen a zero range for the first panel only)
+        lo, hi = mtransforms.nonsingular(float(np.nanmin(vals)), float(np.nanmax(vals)), expander=0.1)
         for m in mappables:
             m.set_clim(lo, hi)
         cb = fig.colorbar(mappables[0], ax=axes)
@@ -340,8 +364,7 @@ def plot_feature_effect(fe, rug: bool = True, show_data: bool = False, ylim=None
     else:
         multi = ".class" in fe.results.columns
         n = len(_classes(fe.results)) if multi else 1
-        ncol = max(1, math.ceil(math.sqrt(n)))
-        nrow = math.ceil(n / ncol)
+        nrow, ncol = wrap_dims(n)
         fig = Figure(figsize=(4.5 * ncol + (1.2 if fe.n_features == 2 else 0), 3.5 * nrow), layout="constrained")
         spec = fig.add_gridspec(1, 1)[0]
     _draw_effect(fig, spec, fe, rug, show_data, ylim)
@@ -357,15 +380,7 @@ def plot_feature_effects(fes, features=None, ncols=None, nrows=None, fixed_y: bo
     """
     feats = list(features) if features is not None else list(fes.features)
     n = len(feats)
-    if ncols is None and nrows is None:
-        ncols = math.ceil(math.sqrt(n))
-        nrows = math.ceil(n / ncols)
-    elif ncols is None:
-        ncols = math.ceil(n / nrows)
-    elif nrows is None:
-        nrows = math.ceil(n / ncols)
-    if nrows * ncols < n:
-        raise ValueError(f"nrows={nrows} x ncols={ncols} panels cannot hold {n} features")
+    nrows, ncols = wrap_dims(n, nrows, ncols)
     ylim = None
     if fixed_y:
         vals = np.concatenate([fes.effects[f].results[".value"].to_numpy(dtype=float) for f in feats])

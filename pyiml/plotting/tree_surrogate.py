@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from ._common import boxplot, discrete_axis, facet_axes
+from ._common import boxplot, discrete_axis, facet_axes, unstick, wrap_dims
 
 __all__ = ["plot_tree_surrogate", "plot_tree_diagram"]
 
@@ -29,7 +29,8 @@ def plot_tree_surrogate(results: pd.DataFrame, multiclass: bool, outputs: List[s
     One output: a boxplot of the model's predictions ``.y.hat`` of the rows in the leaf (y title
     ŷ, no x label). Several outputs: bars counting, per leaf, the rows whose most probable class
     (argmax of the ``.y.hat.<class>`` columns, first on ties) is each class; all facets share
-    the class axis (classes in alphabetical order, as ggplot orders characters).
+    the class axis (classes in alphabetical order, as ggplot orders characters; Python's code-point
+    order, which R's locale collation may not follow: docs/differences.md).
 
     Returns
     -------
@@ -38,8 +39,7 @@ def plot_tree_surrogate(results: pd.DataFrame, multiclass: bool, outputs: List[s
     res = results.reset_index(drop=True)
     path = res[".path"].astype(object).where(res[".path"].notna(), None)
     panels = _facets(path)
-    ncol = max(1, math.ceil(math.sqrt(len(panels))))
-    nrow = math.ceil(len(panels) / ncol)
+    nrow, ncol = wrap_dims(len(panels))
     fig = Figure(figsize=(3.3 * ncol, 2.9 * nrow + 0.3))
     axes = facet_axes(fig, len(panels), sharex=not multiclass)
     if multiclass:
@@ -51,7 +51,7 @@ def plot_tree_surrogate(results: pd.DataFrame, multiclass: bool, outputs: List[s
             counts = np.array([int(np.sum(label[sel] == c)) for c in classes])
             # geom_bar: one bar per class present in the leaf, at ggplot's positions 1..K
             present = np.flatnonzero(counts > 0)
-            ax.bar(present + 1, counts[present], color="#595959", width=0.9)
+            unstick(ax.bar(present + 1, counts[present], color="#595959", width=0.9))
             discrete_axis(ax, "x", classes, rotation=30, ha="right", fontsize=8)
             ax.set_title("NA" if pth is None else pth, fontsize=8)
             ax.set_xlabel(".class")
