@@ -159,6 +159,11 @@ def _unique_in_order(values) -> list:
     return out
 
 
+def _is_float_column(col: pd.Series) -> bool:
+    """Whether a column holds floats (numpy or pandas' nullable Float32/Float64)."""
+    return pd.api.types.is_float_dtype(col.dtype)
+
+
 def _is_sequence(v) -> bool:
     return not isinstance(v, (str, bytes)) and hasattr(v, "__len__") and hasattr(v, "__getitem__")
 
@@ -410,6 +415,10 @@ class FeatureEffect(_LazyResults, InterpretationMethod):
                     raise ValueError(f"grid_points for the numerical feature {f!r} must be finite numbers, got {pts[j]!r}")
                 if self.method == "ale" and np.unique(arr).size < 2:
                     raise ValueError(f"grid_points for feature {f!r} need at least two distinct values for ALE")
+                if arr.dtype.kind in "iu" and _is_float_column(self.sampler.X[f]):
+                    # whole numbers for a float feature are R doubles (c(1, 2, 5)): the feature
+                    # keeps its float type in the design and in the results
+                    pts[j] = arr.astype(np.float64).tolist()
         self._points = pts
 
     # ---------------------------------------------------------------- running
@@ -912,7 +921,9 @@ class FeatureEffects(_LazyResults, InterpretationMethod):
         features : sequence of str, optional
             Subset of the computed features (default: all).
         ncols, nrows : int, optional
-            Layout; default 3 columns.
+            Layout of the panels; by default ggplot's (``wrap_dims``: 3 panels in one row, 4 in
+            2 × 2, 5 or 6 in two rows of three, ...), and the missing one of the two when only
+            one is given.
         fixed_y : bool, default True
             Share the y range (min/max of all ``.value`` columns) across panels.
         **kwargs

@@ -228,6 +228,36 @@ def test_fractional_grid_sizes_and_set_feature_from_a_pair_equal_iml(r):
 
 
 
+def test_whole_number_grid_points_keep_a_float_feature_float(r):
+    """``grid_points=[-3, 0, 3]`` for a float feature are R's ``c(-3, 0, 3)``, doubles: the model
+    gets the feature as float and the results column is float, as in iml (an integer feature
+    keeps whole-number points as they are)."""
+    from parity.harness import compare_frames
+    from r_bridge import iml as riml
+
+    mp = fixtures.model_pair("mixed_closed")
+    data = fixtures.dataset(mp.data)
+    seen = []
+
+    def watch(d):
+        seen.append((d["num"].dtype, d["int"].dtype))
+        return mp.py["predict_function"](d)
+
+    p = Predictor(data=data, y=mp.y, predict_function=watch)
+    rp = riml.r_predictor(data=data, y=mp.y, **mp.r)
+    f8, i8 = np.dtype(np.float64), np.dtype(np.int64)
+    for feature, points, dtypes in (("num", [-3, 0, 3], (f8, i8)),
+                                    ("int", [0, 3, 7], (f8, i8))):
+        for method in ("pdp", "ale", "pdp+ice"):
+            seen.clear()
+            fe = FeatureEffect(p, feature, method=method, grid_points=points)
+            assert set(seen) == {dtypes}, (feature, method, seen)
+            assert fe.results[feature].dtype == dtypes[0 if feature == "num" else 1]
+            robj = riml.iml("FeatureEffect", rp, feature=feature, method=method, grid_points=points)
+            diff, scale, problems = compare_frames(fe.results, robj.results)
+            assert not problems and diff <= 1e-12 * scale, (feature, method, diff, problems)
+
+
 # ---------------------------------------------------------------------------- levels alike
 def test_ale_levels_alike_keep_their_order_where_iml_returns_na(r):
     """Every level with the same distribution of the other features: all level distances are 0,
