@@ -417,9 +417,13 @@ class Shapley(InterpretationMethod):
 
     # ------------------------------------------------------------------ public
     def _params_repr(self) -> list:
-        if isinstance(self.y_hat_interest, float) and isinstance(self.y_hat_average, float):
-            a, b = self.y_hat_interest, self.y_hat_average
+        a, b = self.y_hat_interest, self.y_hat_average
+        if isinstance(a, float) and isinstance(b, float):
             return [f"Predicted value: {a:f}, Average prediction: {b:f} (diff = {a - b:f})"]
+        if isinstance(a, pd.DataFrame) and len(a) == 1 and isinstance(b, pd.Series):
+            # several outputs: R's vectorised sprintf, the classes' lines joined by cat's space
+            return [" ".join(f"Predicted value: {u:f}, Average prediction: {v:f} (diff = {u - v:f})"
+                             for u, v in zip(a.iloc[0].to_numpy(dtype=float), b.to_numpy(dtype=float)))]
         return []
 
     def plot(self, sort: bool = True, id: Optional[int] = None):

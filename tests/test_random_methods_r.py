@@ -158,3 +158,18 @@ def test_featureimp_fails_where_iml_fails_on_undefined_losses(r, loss, shift):
     got = FeatureImp(Predictor(predict_function=f, data=d, y="y"), "mae", random_state=RRandom(1)).results
     want = riml.iml("FeatureImp", riml.r_predictor(d, y="y", predict_function=f), seed=1, loss="mae").results
     np.testing.assert_allclose(got["importance"].to_numpy(), want["importance"].to_numpy(), rtol=1e-13)
+
+
+@pytest.mark.parametrize("model", ["friedman1_small_closed", "rpart_iris_prob"])
+def test_shapley_prints_iml_s_prediction_line(r, model):
+    """``print(shapley)``'s line of the predicted and the average prediction; with several
+    outputs R's vectorised ``sprintf`` gives one per class, which ``cat`` joins with spaces."""
+    from r_bridge import convert, iml as riml
+
+    data, p, rp = _setup(r, model)
+    x = data.drop(columns=[c for c in data.columns if c not in p.data.feature_names]).iloc[[0]]
+    sh = Shapley(p, x, sample_size=5, random_state=RRandom(SEED))
+    ro = riml.iml("Shapley", rp, seed=SEED, x_interest=x, sample_size=5)
+    lines = [str(v) for v in convert.r2py(r.r_eval("capture.output(print(s))", s=ro.r_object))]
+    r_line = next(v for v in lines if v.startswith("Predicted value"))
+    assert r_line in repr(sh).splitlines()
