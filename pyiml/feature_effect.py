@@ -62,7 +62,7 @@ def _check_method(method) -> str:
     return method
 
 
-def _check_features(feature, names: List[str]) -> List[str]:
+def _check_features(feature, names: List[str], method: str) -> List[str]:
     if isinstance(feature, str):
         feats = [feature]
     elif isinstance(feature, (list, tuple, pd.Index, np.ndarray)):
@@ -82,17 +82,25 @@ def _check_features(feature, names: List[str]) -> List[str]:
         raise ValueError(f"feature {unknown!r} is not a feature of the predictor's data; features: {names}")
     if len(feats) == 2 and feats[0] == feats[1]:
         raise ValueError(f"feature: the two features must differ, got {feats!r}")
-    taken = [f for f in feats if f in _RESULT_COLUMNS]
+    reserved = _result_columns(method, len(feats))
+    taken = [f for f in feats if f in reserved]
     if taken:
         raise ValueError(
-            f"feature {taken[0]!r} has the name of a column of the results ({', '.join(_RESULT_COLUMNS)}), which "
-            f"would overwrite its values (iml's results break too): rename it, e.g. "
-            f"data.rename(columns={{{taken[0]!r}: {taken[0].lstrip('.')!r}}})")
+            f"feature {taken[0]!r} has the name of a column of the results of method={method!r} "
+            f"({', '.join(reserved)}), which would overwrite its values (iml's results break too): rename it, "
+            f"e.g. data.rename(columns={{{taken[0]!r}: {taken[0].lstrip('.')!r}}})")
     return feats
 
 
-#: The columns FeatureEffect's results hold besides the feature columns.
-_RESULT_COLUMNS = (".value", ".type", ".id", ".class")
+def _result_columns(method: str, n_features: int) -> tuple:
+    """The columns FeatureEffect's results hold besides the feature columns (``.class`` with
+    several outputs)."""
+    if method == "ale":
+        return (".type", ".value", ".class") if n_features == 1 else \
+            (".type", ".ale", ".right", ".left", ".bottom", ".top", ".class")
+    if method == "pdp" or n_features == 2:
+        return (".value", ".type", ".class")
+    return (".value", ".type", ".id", ".class")
 
 
 def _as_size(v, name: str):
@@ -311,7 +319,7 @@ class FeatureEffect(_LazyResults, InterpretationMethod):
         self.method = _check_method(method)
         # None draws nothing (no numpy generator needed); anything else becomes a RandomSource
         self._random = None if random_state is None else as_random_source(random_state)
-        feats = _check_features(feature, self.sampler.feature_names)
+        feats = _check_features(feature, self.sampler.feature_names, self.method)
         self._grid_size_original = _check_grid_size(grid_size, len(feats))
         self._grid_points = grid_points
         self._anchor = _check_center_at(center_at)
@@ -649,7 +657,7 @@ class FeatureEffect(_LazyResults, InterpretationMethod):
         R equivalent: ``FeatureEffect$set.feature(feature)``: ``grid_size``, ``grid_points`` and
         ``center_at`` are kept and apply to the new feature(s).
         """
-        feats = _check_features(feature, self.sampler.feature_names)
+        feats = _check_features(feature, self.sampler.feature_names, self.method)
         old = (self.feature_name, self.n_features, self.feature_type, self.grid_size, self._points)
         try:
             self._set_feature(feats)

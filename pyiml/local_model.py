@@ -296,9 +296,10 @@ class LocalModel(InterpretationMethod):
             if yw.size and np.all(yw == yw[0]):
                 raise ValueError(
                     f"the model predicts the same value ({yw[0]:g}) for every row with a positive weight "
-                    f"({yw.size} of {len(w)} rows): the local model has no variation to fit (glmnet: y is "
-                    f"constant; iml fails here too). Explain another point, or widen the neighbourhood: "
-                    f"{self._widen_hint()}")
+                    f"({yw.size} of {len(w)} rows): the local model has no variation to fit (iml fails here "
+                    f"too, glmnet: y is constant, or, where rounding makes glmnet's weighted mean differ from "
+                    f"the constant, fits that rounding noise). Explain another point, or widen the "
+                    f"neighbourhood: {self._widen_hint()}")
             fit = _glmnet.glmnet(pd.DataFrame(matrix, columns=names), P[:, 0], family="gaussian", weights=w)
         df = np.asarray(fit.df)
         if df.size == 0:   # glmnet stopped at its first lambda (iml then fails on the empty path)

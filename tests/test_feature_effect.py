@@ -599,13 +599,38 @@ def test_bad_arguments_raise(lin_pred, kwargs, err, match):
         FeatureEffect(lin_pred, **kwargs)
 
 
-@pytest.mark.parametrize("name", [".value", ".type", ".id", ".class"])
-def test_feature_named_like_a_result_column_is_refused(name):
-    X = pd.DataFrame({name: np.arange(10.0), "b": np.arange(10.0) % 3})
-    p = Predictor(predict_function=lambda d: d[name].to_numpy() + d["b"].to_numpy(), data=X)
-    with pytest.raises(ValueError, match=rf"feature '\{name}' has the name of a column of the results"):
-        FeatureEffect(p, name, method="pdp")
+_CLASHES = [(name, method, 1) for method in ("ale", "pdp", "ice", "pdp+ice") for name in (".value", ".type", ".class")] + \
+    [(".id", method, 1) for method in ("ice", "pdp+ice")] + \
+    [(name, "ale", 2) for name in (".type", ".ale", ".right", ".left", ".bottom", ".top", ".class")] + \
+    [(name, "pdp", 2) for name in (".value", ".type", ".class")]
+
+
+@pytest.mark.parametrize("name, method, n", _CLASHES)
+def test_feature_named_like_a_result_column_is_refused(name, method, n):
+    X = pd.DataFrame({name: np.linspace(0, 1, 10), "b": np.arange(10.0) % 3})
+    p = Predictor(predict_function=lambda d: d[name].to_numpy() * d["b"].to_numpy(), data=X)
+    with pytest.raises(ValueError, match=rf"feature '\{name}' has the name of a column of the results of method"):
+        FeatureEffect(p, name if n == 1 else [name, "b"], method=method)
     assert len(FeatureEffect(p, "b", method="pdp", grid_size=4).results) == 4      # other features are fine
+    fe = FeatureEffect(p, "b", method=method)
+    with pytest.raises(ValueError, match="name of a column of the results"):   # set_feature checks too
+        fe.set_feature(name if n == 1 else [name, "b"])
+    assert fe.feature_name == ["b"]
+
+
+@pytest.mark.parametrize("name, method, n", [(".id", "ale", 1), (".id", "pdp", 1), (".id", "ale", 2), (".value", "ale", 2),
+                                             (".id", "pdp", 2), (".ale", "pdp", 2), (".ale", "ale", 1)])
+def test_feature_named_like_another_method_s_column_is_an_ordinary_feature(name, method, n):
+    """Only the names of the method's own result columns clash: the effect equals that of the same
+    feature under another name."""
+    rng = np.random.default_rng(3)
+    X = pd.DataFrame({name: rng.normal(size=40), "b": rng.normal(size=40)})
+    p = Predictor(predict_function=lambda d: d.iloc[:, 0].to_numpy() * d["b"].to_numpy() + d.iloc[:, 0].to_numpy(), data=X)
+    q = Predictor(predict_function=lambda d: d.iloc[:, 0].to_numpy() * d["b"].to_numpy() + d.iloc[:, 0].to_numpy(),
+                  data=X.rename(columns={name: "a"}))
+    got = FeatureEffect(p, name if n == 1 else [name, "b"], method=method, grid_size=4).results
+    want = FeatureEffect(q, "a" if n == 1 else ["a", "b"], method=method, grid_size=4).results
+    pd.testing.assert_frame_equal(got, want.rename(columns={"a": name}))
 
 
 def test_fractional_grid_size_is_rounded_up_as_r_seq(lin_pred):

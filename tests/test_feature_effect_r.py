@@ -258,6 +258,23 @@ def test_whole_number_grid_points_keep_a_float_feature_float(r):
             assert not problems and diff <= 1e-12 * scale, (feature, method, diff, problems)
 
 
+@pytest.mark.parametrize("name", [".value", ".id"])
+def test_2d_ale_of_a_feature_named_like_a_pdp_column_equals_iml(r, name):
+    """2-D ALE results have no ``.value`` or ``.id`` column: iml computes the effect of a feature
+    so named, and so does pyiml (it refuses only the names of the method's own columns)."""
+    from parity.harness import compare_frames
+    from r_bridge import RFunction, iml as riml
+
+    rng = np.random.default_rng(5)
+    X = pd.DataFrame({"a": np.round(rng.normal(size=40), 2), name: np.round(rng.normal(size=40), 2)})
+    p = Predictor(predict_function=lambda d: pd.DataFrame({"pred": d["a"] * d[name] + d["a"]}), data=X)
+    rp = riml.r_predictor(data=X, model=RFunction(f"function(newdata) data.frame(pred = newdata$a * newdata[['{name}']] + newdata$a)"))
+    fe = FeatureEffect(p, ["a", name], method="ale", grid_size=4)
+    robj = riml.iml("FeatureEffect", rp, feature=["a", name], method="ale", grid_size=4)
+    diff, scale, problems = compare_frames(fe.results, robj.results)
+    assert not problems and diff <= 1e-12 * scale, (diff, problems)
+
+
 # ---------------------------------------------------------------------------- levels alike
 def test_ale_levels_alike_keep_their_order_where_iml_returns_na(r):
     """Every level with the same distribution of the other features: all level distances are 0,

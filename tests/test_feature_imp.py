@@ -468,3 +468,36 @@ def test_target_vector_with_missing_values_is_taken_and_only_featureimp_refuses_
         assert len(FeatureEffect(p, "a", method="pdp", grid_size=3).results) == 3
         with pytest.raises(ValueError, match=r"the target y \(.*\) has 1 missing value\(s\)"):
             FeatureImp(p, "mse")
+
+
+def test_features_named_like_iml_s_working_columns_are_ordinary_features():
+    """iml overwrites features named ``.id`` / ``.id.dist`` (its MarginalGenerator's columns) and
+    ``.yhat.diff`` (ALE's): in pyiml they are features like any other, in every method."""
+    from pyiml import FeatureEffect, Interaction, Shapley
+
+    rng = np.random.default_rng(4)
+    names = [".id", ".id.dist", ".yhat.diff"]
+    X = pd.DataFrame({n: rng.normal(size=30) for n in names})
+    plain = X.set_axis(["a", "b", "c"], axis=1)
+
+    def f(d):
+        v = d.to_numpy(dtype=float)
+        return v[:, 0] + 10 * v[:, 1] + v[:, 0] * v[:, 2]
+
+    y = f(X) + rng.normal(size=30)
+    p, q = Predictor(predict_function=f, data=X, y=y), Predictor(predict_function=f, data=plain, y=y)
+    back = dict(zip(["a", "b", "c"], names))
+    got = FeatureImp(p, "mae", random_state=2).results
+    want = FeatureImp(q, "mae", random_state=2).results.replace({"feature": back})
+    pd.testing.assert_frame_equal(got, want)
+    got = Interaction(p, grid_size=5, random_state=2).results
+    want = Interaction(q, grid_size=5, random_state=2).results.replace({".feature": back})
+    pd.testing.assert_frame_equal(got, want)
+    for name, short in zip(names, ["a", "b", "c"]):
+        for method in ("ale", "pdp"):
+            pd.testing.assert_frame_equal(FeatureEffect(p, name, method=method, grid_size=4).results,
+                                          FeatureEffect(q, short, method=method, grid_size=4).results.rename(
+                                              columns={short: name}))
+    got = Shapley(p, X.iloc[[0]], sample_size=20, random_state=2).results
+    want = Shapley(q, plain.iloc[[0]], sample_size=20, random_state=2).results
+    assert got["phi"].tolist() == want["phi"].tolist() and got["feature"].tolist() == names

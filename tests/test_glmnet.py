@@ -184,6 +184,22 @@ def test_gaussian_path_matches_r(r, seed):
 
 
 @pytest.mark.r
+@pytest.mark.parametrize("family", ["gaussian", "multinomial"])
+def test_a_column_whose_spread_underflows_matches_r_without_numpy_warnings(r, family):
+    """Values of order 1e-300: the weighted variance underflows to 0 and standardising divides
+    by it, in R's C++ silently; the same path, and no numpy RuntimeWarning."""
+    x, y, w, newx = (gaussian_problem if family == "gaussian" else multinomial_problem)(1)
+    x = x.copy()
+    x[:, 0] = np.random.default_rng(9).normal(size=len(x)) * 1e-300
+    R = r_glmnet(r, x, y, w, family, newx)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        fit, pywarn = py_glmnet(x, y, w, family)
+    assert not any("encountered" in m for m in pywarn), pywarn
+    assert_same_path(fit, R, pywarn)
+
+
+@pytest.mark.r
 @pytest.mark.parametrize("seed", range(24))
 def test_multinomial_path_matches_r(r, seed):
     x, y, w, newx = multinomial_problem(seed)

@@ -392,10 +392,19 @@ def glmnet(x, y, family: str = "gaussian", weights=None, alpha: float = 1.0, nla
             type_gaussian = "covariance" if nvars < 500 else "naive"
         if type_gaussian not in ("covariance", "naive"):
             raise ValueError("type_gaussian must be 'covariance' or 'naive'")
-        return _fit_gaussian(x, y, w, var_names, bool(standardize), type_gaussian == "naive", nlam,
-                             flmin, thresh, ne, nx, maxit)
-    return _fit_multinomial(x, y, w, var_names, levels, bool(standardize), nlam, flmin, thresh, ne,
-                            nx, maxit)
+        with _ieee():
+            return _fit_gaussian(x, y, w, var_names, bool(standardize), type_gaussian == "naive", nlam,
+                                 flmin, thresh, ne, nx, maxit)
+    with _ieee():
+        return _fit_multinomial(x, y, w, var_names, levels, bool(standardize), nlam, flmin, thresh, ne,
+                                nx, maxit)
+
+
+def _ieee():
+    """IEEE arithmetic without numpy's warnings, as glmnet's C++ computes: a column whose spread
+    underflows to 0 (values of 1e-300) divides by zero there too, silently, with the same
+    infinities and NaNs."""
+    return np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore")
 
 
 # ------------------------------------------------------------------------------------------
@@ -980,7 +989,9 @@ def _multlognet_grouped(X, Y, w, xv, nlam, flmin, thr, maxit, ne, nx):
             alm0 = alm
             alm = _BIG
         elif m == 1:
-            alm0 = max(ga)
+            # the largest gradient norm; a NaN one (a column whose spread underflowed) is never
+            # larger, as in glmnetpp's comparisons
+            alm0 = max((g for g in ga if g > 0.0), default=0.0)
             alm = alm0 * alf
         else:
             alm0 = alm
