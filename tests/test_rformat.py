@@ -51,6 +51,23 @@ def test_vectorised_shapes_and_types():
         r_as_character(np.array(["a"]))
 
 
+def test_one_by_one_formatting_equals_the_array_path(monkeypatch):
+    """A few values are formatted one at a time (scalar arithmetic), many with array calls; both
+    give the same strings (the array path is the one checked against R on large batches)."""
+    from pyiml._algorithms import rformat
+
+    rng = np.random.default_rng(0)
+    vals = [v for v, _ in KNOWN] + [99999.9999999999999, 1.7976931348623157e308, 2.0 ** 53, 1e22, 1e23, 1e16]
+    vals += list(rng.normal(size=3000) * 10.0 ** rng.integers(-320, 300, size=3000))
+    vals += [round(float(a), int(b)) for a, b in zip(rng.normal(size=2000) * 1000, rng.integers(0, 16, size=2000))]
+    vals += [float(f"{m}e{e}") for m in ("9.99999999999999", "9.999999999999995", "2.5", "999999999999999.5", "0.95")
+             for e in range(-30, 30)]
+    x = np.array(vals, dtype=float)
+    one_by_one = [rformat._format_doubles(x[i:i + 1])[0] for i in range(x.size)]
+    monkeypatch.setattr(rformat, "_SCALAR_MAX", -1)
+    assert rformat._format_doubles(x) == one_by_one
+
+
 # ------------------------------------------------------------------------------------------
 # against R
 # ------------------------------------------------------------------------------------------
