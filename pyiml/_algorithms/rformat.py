@@ -151,6 +151,15 @@ def _format_one(v: float) -> str:
     return _drop0("%.*e" % (d, v))
 
 
+def _format_any(v: float) -> str:
+    """R's ``as.character`` of one double, special values included."""
+    if v != v:
+        return "NaN"
+    if v in (math.inf, -math.inf):
+        return "Inf" if v > 0 else "-Inf"
+    return "0" if v == 0.0 else _format_one(v)
+
+
 #: Up to this many values are formatted one by one (array calls cost more for a few values).
 _SCALAR_MAX = 24
 
@@ -168,8 +177,7 @@ def _drop0(s: str) -> str:
 def _format_doubles(x: np.ndarray) -> list:
     """Format a 1-D float64 array element by element as R's ``as.character``."""
     if x.size <= _SCALAR_MAX:
-        return ["NaN" if v != v else ("Inf" if v > 0 else "-Inf") if v in (math.inf, -math.inf) else
-                "0" if v == 0.0 else _format_one(v) for v in x.tolist()]
+        return [_format_any(v) for v in x.tolist()]
     out: list = [None] * x.size
     finite = np.isfinite(x)
     nz = finite & (x != 0.0)

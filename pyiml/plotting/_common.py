@@ -43,7 +43,7 @@ def _n2mfrow(n: int) -> Tuple[int, int]:
     rc = (nrow, math.ceil(n / nrow))
     go = True
     while go and rc[0] * rc[1] > n:
-        if (rc[0]) * (rc[1] - 1) >= n:
+        if rc[0] * (rc[1] - 1) >= n:
             rc = (rc[0], rc[1] - 1)
         elif (rc[0] - 1) * rc[1] >= n:
             rc = (rc[0] - 1, rc[1])
