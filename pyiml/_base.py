@@ -16,7 +16,7 @@ import pandas as pd
 
 from .predictor import Predictor
 
-__all__ = ["InterpretationMethod", "check_int", "check_bool", "user_stacklevel"]
+__all__ = ["InterpretationMethod", "check_int", "check_bool", "user_stacklevel", "refuse_result_names"]
 
 
 def user_stacklevel() -> int:
@@ -27,6 +27,20 @@ def user_stacklevel() -> int:
         f = f.f_back
         level += 1
     return level
+
+
+def refuse_result_names(features, is_result_column, results: str, columns: str) -> None:
+    """``ValueError`` for the first feature named like a column of a method's results (the
+    feature's own column would overwrite it; iml's results break there too).
+
+    ``is_result_column(name)`` tells the clashing names; ``results`` names the results (e.g.
+    "TreeSurrogate's results") and ``columns`` lists their columns, for the message."""
+    taken = [f for f in features if is_result_column(f)]
+    if taken:
+        f = taken[0]
+        raise ValueError(
+            f"feature {f!r} has the name of a column of {results} ({columns}), which would overwrite its "
+            f"values (iml's results break too): rename it, e.g. data.rename(columns={{{f!r}: {f.lstrip('.')!r}}})")
 
 
 class InterpretationMethod:

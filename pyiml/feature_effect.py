@@ -41,7 +41,7 @@ import pandas as pd
 
 from ._ale import AleCatPlan, AleNumCatPlan, AleNumNumPlan, AleNumPlan
 from ._algorithms.grids import anchor_grid, expand_grid, grid_1d, r_approx
-from ._base import InterpretationMethod, check_bool, check_int
+from ._base import InterpretationMethod, check_bool, check_int, refuse_result_names
 from ._parallel import THREAD_MIN_BATCH, check_n_jobs, map_items, min_items
 from ._pdp import PDPPlan, encode_values, predict_blocks
 from .predictor import Predictor
@@ -83,12 +83,7 @@ def _check_features(feature, names: List[str], method: str) -> List[str]:
     if len(feats) == 2 and feats[0] == feats[1]:
         raise ValueError(f"feature: the two features must differ, got {feats!r}")
     reserved = _result_columns(method, len(feats))
-    taken = [f for f in feats if f in reserved]
-    if taken:
-        raise ValueError(
-            f"feature {taken[0]!r} has the name of a column of the results of method={method!r} "
-            f"({', '.join(reserved)}), which would overwrite its values (iml's results break too): rename it, "
-            f"e.g. data.rename(columns={{{taken[0]!r}: {taken[0].lstrip('.')!r}}})")
+    refuse_result_names(feats, reserved.__contains__, f"the results of method={method!r}", ", ".join(reserved))
     return feats
 
 
@@ -165,11 +160,6 @@ def _unique_in_order(values) -> list:
             seen.add(key)
             out.append(v)
     return out
-
-
-def _is_float_column(col: pd.Series) -> bool:
-    """Whether a column holds floats (numpy or pandas' nullable Float32/Float64)."""
-    return pd.api.types.is_float_dtype(col.dtype)
 
 
 def _is_sequence(v) -> bool:
@@ -423,7 +413,7 @@ class FeatureEffect(_LazyResults, InterpretationMethod):
                     raise ValueError(f"grid_points for the numerical feature {f!r} must be finite numbers, got {pts[j]!r}")
                 if self.method == "ale" and np.unique(arr).size < 2:
                     raise ValueError(f"grid_points for feature {f!r} need at least two distinct values for ALE")
-                if arr.dtype.kind in "iu" and _is_float_column(self.sampler.X[f]):
+                if arr.dtype.kind in "iu" and pd.api.types.is_float_dtype(self.sampler.X[f].dtype):
                     # whole numbers for a float feature are R doubles (c(1, 2, 5)): the feature
                     # keeps its float type in the design and in the results
                     pts[j] = arr.astype(np.float64).tolist()

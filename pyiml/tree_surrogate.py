@@ -18,7 +18,7 @@ import pandas as pd
 from ._algorithms.ctree import CTree, ctree
 from ._algorithms.rformat import r_as_character
 from ._algorithms.rstats import r_var
-from ._base import InterpretationMethod
+from ._base import InterpretationMethod, refuse_result_names
 from .predictor import Predictor
 from .shapley import check_x_interest
 
@@ -250,11 +250,8 @@ class TreeSurrogate(InterpretationMethod):
             raise ValueError(f"engine must be one of {list(ENGINES)}, got {engine!r}")
         args = _normalise_tree_args(tree_args, engine)
         super().__init__(predictor)
-        taken = [f for f in self.sampler.feature_names if f in (".node", ".path") or f.startswith(".y.hat")]
-        if taken:
-            raise ValueError(
-                f"feature {taken[0]!r} has the name of a column of TreeSurrogate's results (.node, .path, "
-                f".y.hat…), which would overwrite it (iml's results break too): rename it in data")
+        refuse_result_names(self.sampler.feature_names, lambda f: f in (".node", ".path") or f.startswith(".y.hat"),
+                            "TreeSurrogate's results", ".node, .path, .y.hat…")
         self.maxdepth = maxdepth if math.isinf(maxdepth) else int(maxdepth)
         self.tree_args = args
         self.engine = engine

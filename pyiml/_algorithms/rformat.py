@@ -218,7 +218,7 @@ def _format_item(item: Any):
     if isinstance(item, (int, np.integer)):
         return str(int(item))
     if isinstance(item, (float, np.floating)):
-        return _format_doubles(np.array([float(item)]))[0]
+        return _format_any(float(item))
     raise TypeError(f"r_as_character: cannot format {type(item).__name__} values")
 
 
