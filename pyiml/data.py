@@ -180,7 +180,10 @@ class Data:
             if yv.ndim != 1:
                 raise ValueError(f"y must be a column name or a 1-d vector, got shape {yv.shape}")
             if len(yv) != n:
-                raise ValueError(f"y has length {len(yv)} but data has {n} rows: they must match")
+                hint = ""
+                if len(yv) == 1 and isinstance(yv[0], str) and yv[0] in X.columns:
+                    hint = f"; to name the target column pass the string y={yv[0]!r}"
+                raise ValueError(f"y has length {len(yv)} but data has {n} rows: they must match{hint}")
             if isinstance(y, pd.Series):
                 _check_y_order(y, X)
             if isinstance(y, pd.Series) and isinstance(y.dtype, pd.CategoricalDtype):

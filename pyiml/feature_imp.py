@@ -33,7 +33,9 @@ On = Literal["label", "prob"]
 
 
 def _label_strings(values) -> np.ndarray:
-    """Target values as the class labels R compares them with (``as.character``)."""
+    """Target values as class labels, to compare with the prediction column names: numbers as
+    R's ``as.character`` writes them (``1``, ``0.5``), bools as Python writes them (``True``, the
+    name a Python classifier's class gets; R's logical gives ``TRUE``), others as ``str``."""
     s = pd.Series(values)
     if pd.api.types.is_bool_dtype(s.dtype):
         return s.map(str).to_numpy(dtype=object)
@@ -247,6 +249,13 @@ class FeatureImp(InterpretationMethod):
                 )
             return onehot[:, 0] if onehot.shape[1] == 1 else onehot
         if self._multiclass:
+            if self._named_loss and self.loss_name not in LABEL_LOSSES:
+                raise ValueError(
+                    f"loss={self.loss_name!r} needs numbers, but the model has several output columns "
+                    f"({self._outputs[:5]}), which iml turns into predicted labels (probs.to.labels): use a label "
+                    "loss ('ce', 'f1'), on='prob' to compare the class probabilities with the one-hot target, or "
+                    "class_= in Predictor to keep one output column"
+                )
             labels = _label_strings(y)
             if not np.isin(labels, np.asarray(self._outputs, dtype=object)).any():
                 warnings.warn(

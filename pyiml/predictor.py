@@ -102,6 +102,13 @@ def _non_numeric(where: str, bad: List[str]) -> ValueError:
     )
 
 
+def _numbers_in_objects(vals: np.ndarray) -> bool:
+    """True for a non-empty object array that holds only numbers (Python or numpy ints, floats,
+    bools; NaN counts as a float): such a prediction is numeric, not class labels."""
+    return vals.size > 0 and pd.api.types.infer_dtype(vals, skipna=False) in (
+        "integer", "floating", "mixed-integer-float", "decimal", "boolean")
+
+
 def _label_classes(labels: np.ndarray, where: str = "model") -> list:
     """The sorted distinct class labels of a vector of predicted labels.
 
@@ -144,17 +151,22 @@ def _plain_output(raw, where: str = "model"):
     return raw if labels is None else labels
 
 
-def _to_values(raw, vector_name: str, matrix_prefix: str, where: str = "model"):
+def _to_values(raw, vector_name: str, matrix_prefix: str, where: str = "model",
+               classes_of: Optional[Callable[[np.ndarray], list]] = None):
     """A raw model output as (values, names): a float array (n, k) and iml's column names.
 
     Vectors are one column ``vector_name``; unnamed matrices are named with ``matrix_prefix``;
-    labels (strings, categories, also as a one-column frame) become one-hot columns. The values
-    may share memory with ``raw``. Raises ``ValueError`` for non-numeric columns or arrays of
-    more than 2 dimensions.
+    labels (strings, categories, also as a one-column frame) become one-hot columns: a
+    categorical's columns are its categories, other labels' columns are
+    ``classes_of(labels)`` (default: the sorted distinct labels of this output). Numbers held
+    in an object array are numbers. The values may share memory with ``raw``. Raises
+    ``ValueError`` for non-numeric columns or arrays of more than 2 dimensions.
     """
     if isinstance(raw, _Named):
         return raw.values, raw.names
     raw = _plain_output(raw, where)
+    if classes_of is None:
+        classes_of = lambda labels: _label_classes(labels, where)   # noqa: E731
     if isinstance(raw, pd.DataFrame):
         names = [str(c) for c in raw.columns]
         if len(set(names)) != len(names):
@@ -163,7 +175,8 @@ def _to_values(raw, vector_name: str, matrix_prefix: str, where: str = "model"):
                 f"the {where} returned a DataFrame with duplicated column names {dup}: name every output "
                 "column uniquely"
             )
-        bad = [c for c, dt in zip(names, raw.dtypes) if not _is_numeric(dt)]
+        bad = [c for c, (_, col) in zip(names, raw.items()) if not _is_numeric(col.dtype)
+               and not (col.dtype == object and _numbers_in_objects(col.to_numpy()))]
         if bad:
             raise _non_numeric(where, bad)
         if any(isinstance(dt, pd.api.extensions.ExtensionDtype) for dt in raw.dtypes):
@@ -176,7 +189,9 @@ def _to_values(raw, vector_name: str, matrix_prefix: str, where: str = "model"):
             return _to_values(_one_hot(raw.to_numpy(), raw.cat.categories), vector_name, matrix_prefix, where)
         if _is_label_series(raw):
             vals = raw.to_numpy(dtype=object)
-            return _to_values(_one_hot(vals, _label_classes(vals, where)), vector_name, matrix_prefix, where)
+            if _numbers_in_objects(vals):
+                return vals.astype(float)[:, None], [vector_name]
+            return _to_values(_one_hot(vals, classes_of(vals)), vector_name, matrix_prefix, where)
         if isinstance(raw.dtype, pd.api.extensions.ExtensionDtype) and _is_numeric(raw.dtype):
             return raw.to_numpy(dtype=float, na_value=np.nan)[:, None], [vector_name]   # nullable Float64/Int64
         raw = raw.to_numpy()
@@ -187,14 +202,16 @@ def _to_values(raw, vector_name: str, matrix_prefix: str, where: str = "model"):
     if arr.ndim == 0:
         arr = arr.reshape(1)
     if arr.ndim == 1:
+        if arr.dtype.kind == "O" and _numbers_in_objects(arr):
+            return arr.astype(float)[:, None], [vector_name]
         if arr.dtype.kind in "OUS":
-            return _to_values(_one_hot(arr, _label_classes(arr, where)), vector_name, matrix_prefix, where)
+            return _to_values(_one_hot(arr, classes_of(arr)), vector_name, matrix_prefix, where)
         if arr.dtype.kind not in "biuf":
             raise _non_numeric(where, [vector_name])
         return arr.astype(float, copy=False)[:, None], [vector_name]
     if arr.ndim == 2:
         names = _matrix_names(arr.shape[1], matrix_prefix)
-        if arr.dtype.kind not in "biuf":
+        if arr.dtype.kind not in "biuf" and not (arr.dtype.kind == "O" and _numbers_in_objects(arr.ravel())):
             raise _non_numeric(where, names)
         return arr.astype(float, copy=False), names
     raise ValueError(f"the {where} returned an array of shape {arr.shape}; predictions must be 1-d or 2-d")
@@ -215,6 +232,8 @@ def _to_frame(raw, vector_name: str, matrix_prefix: str) -> pd.DataFrame:
     if arr.ndim == 0:
         arr = arr.reshape(1)
     if arr.ndim == 1:
+        if arr.dtype.kind == "O" and _numbers_in_objects(arr):
+            return pd.DataFrame({vector_name: arr.astype(float)})
         if arr.dtype.kind in "OUS":
             return _one_hot(arr, _label_classes(arr))
         return pd.DataFrame({vector_name: arr})
@@ -301,6 +320,10 @@ def _raw_prediction(model=None, predict_function: Optional[Callable] = None, typ
         if type in _TYPES_PROB or type in _TYPES_CLASS:   # type=None without predict_proba: the labels
             return (lambda nd: _one_hot(np.asarray(m.predict(cols(nd))), m.classes_)), "pred", "pred"
         raise ValueError(f"type={type!r} is not known for a scikit-learn classifier: use 'prob' or 'class'")
+    if type is not None and type != "response":
+        raise ValueError(
+            f"type={type!r} is used only with a scikit-learn classifier ('prob' or 'class') or an RModel; the "
+            f"{m.__class__.__name__} model predicts without a type: drop type (or pass a predict_function)")
     if _is_statsmodels_results(m):
         return (lambda nd: _statsmodels_predict(m, nd)), "pred", "pred"
     return (lambda nd: m.predict(cols(nd))), "pred", "pred"
@@ -435,6 +458,7 @@ class Predictor:
         self.output_names: Optional[List[str]] = None
         self._raw_names: Optional[List[str]] = None
         self._col_index: Optional[np.ndarray] = None
+        self._label_levels: Optional[list] = None   # classes of label predictions, from data
 
     # ------------------------------------------------------------------ set-up
     def _infer_task(self) -> str:
@@ -503,7 +527,8 @@ class Predictor:
                 ) from err
             err.add_note(f"(raised by the {where} that pyiml's Predictor called on {n} rows of newdata)")
             raise
-        values, names = _to_values(raw, self._vector_name, self._matrix_prefix, where)
+        values, names = _to_values(raw, self._vector_name, self._matrix_prefix, where,
+                                   lambda labels: self._classes_of(labels, where))
         if values.shape[1] == 0:
             raise ValueError(f"the {where} returned no prediction columns: it must return at least one output")
         if len(values) != n:
@@ -537,6 +562,39 @@ class Predictor:
         if self._col_index is not None:
             values = values[:, self._col_index]
         return values
+
+    def _classes_of(self, labels: np.ndarray, where: str) -> list:
+        """The one-hot columns of predicted class labels (strings or objects, not a categorical).
+
+        iml one-hot encodes each call's labels on their own, so that two calls (or two batches
+        of one design) can have different columns. pyiml fixes the classes once: the sorted
+        labels the model predicts for the rows of ``data`` (one extra pass over data, the first
+        time labels are seen). A label outside them raises: only a categorical output (whose
+        categories are the classes) or probabilities can bring classes that data never gets.
+        """
+        seen = _label_classes(labels, where)
+        if self._label_levels is None:
+            X, bs, found = self.data.X, self.batch_size, set()
+            for s in range(0, len(X), bs):
+                raw = _plain_output(self._call(self._features_of(X.iloc[s:s + bs])), where)
+                if isinstance(raw, pd.Series) and isinstance(raw.dtype, pd.CategoricalDtype):
+                    raw = raw.to_numpy(dtype=object)
+                vals = raw.to_numpy(dtype=object) if isinstance(raw, pd.Series) else np.asarray(raw)
+                if vals.ndim != 1 or vals.dtype.kind not in "OUS" or _numbers_in_objects(vals):
+                    raise ValueError(
+                        f"the {where} returned class labels for some rows but not labels for the rows of data: "
+                        "it must return the same kind of prediction on every call")
+                found.update(_label_classes(vals, where))
+            self._label_levels = _label_classes(np.array(list(found), dtype=object), where)
+        known = set(self._label_levels)
+        new = [c for c in seen if c not in known]
+        if new:
+            raise ValueError(
+                f"the {where} predicted the class label(s) {new} for newdata but for no row of data; pyiml "
+                f"takes the classes of predicted labels from data ({self._label_levels}) so that every call "
+                "has the same columns: return a pandas Categorical whose categories hold every class, or "
+                "class probabilities (e.g. predict_proba)")
+        return self._label_levels
 
     def predict_batched(self, n_rows: int, make_batch: Callable[[int, int], pd.DataFrame],
                         batch_size: Optional[int] = None, progress: bool = False,

@@ -159,6 +159,7 @@ def test_unfitted_sklearn_classifier():
 @pytest.mark.parametrize("kw, exc, match", [
     ({"y": "nope"}, ValueError, "y='nope' is not a column of data"),
     ({"y": np.arange(3.0)}, ValueError, "y has length 3 but data has 30 rows"),
+    ({"y": ["y"]}, ValueError, "y has length 1 but data has 30 rows.*pass the string y='y'"),
     ({"batch_size": 0}, ValueError, "batch_size must be a number >= 1"),
     ({"class_": 1.5}, TypeError, "class_ must be a class label"),
     ({"type": 3}, TypeError, "type must be a string"),
@@ -269,6 +270,26 @@ def test_featureimp_nan_target():
 def test_featureimp_loss(loss, exc, match):
     d = _df()
     check(lambda: FeatureImp(pred(d), loss, n_repetitions=1), exc, match, d)
+
+
+def test_featureimp_number_loss_on_several_outputs():
+    # was losses' TypeError "this loss needs numeric actual and predicted values", naming neither
+    # the loss argument nor on='prob'
+    d = _df().assign(y=lambda t: np.where(t["a"] > 0, "virginica", "setosa"))
+    for loss in ("logLoss", "mae"):
+        check(lambda: FeatureImp(Predictor(predict_function=f_cls, data=d, y="y"), loss, n_repetitions=1),
+              ValueError, rf"loss='{loss}' needs numbers, but the model has several output columns.*on='prob'", d)
+
+
+def test_type_for_a_model_without_types():
+    # was silently ignored
+    from sklearn.linear_model import LinearRegression
+    d = _df()
+    X = d[["a", "b"]]
+    m = LinearRegression().fit(X, d["y"])
+    check(lambda: Predictor(m, data=X, type="prob"), ValueError,
+          "type='prob' is used only with a scikit-learn classifier.*LinearRegression", X)
+    assert list(Predictor(m, data=X, type="response").predict(X).columns) == ["pred"]
 
 
 def test_featureimp_loss_error_gets_a_note():

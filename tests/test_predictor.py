@@ -371,3 +371,67 @@ def test_bare_nullable_array_predictions_are_numbers():
         bad.predict(X)
     cat = Predictor(predict_function=lambda d: pd.Categorical(np.where(d["a"] > 2, "hi", "lo")), data=X)
     assert list(cat.predict(X).columns) == ["hi", "lo"]
+
+
+def _label_model(cut1=0.33, cut2=0.7, extra=None):
+    """Predicts string labels from column x1 ("c" above cut2); ``extra`` labels x1 > 2."""
+    def f(nd):
+        x = nd["x1"].to_numpy()
+        out = np.where(x < cut1, "a", np.where(x < cut2, "b", "c")).astype(object)
+        if extra is not None:
+            out[x > 2] = extra
+        return out
+    return f
+
+
+@pytest.fixture
+def lab_data():
+    rng = np.random.default_rng(3)
+    return pd.DataFrame({"x1": rng.uniform(size=60), "x2": rng.uniform(size=60)})
+
+
+def test_label_classes_fixed_from_data_whatever_the_batches(lab_data):
+    """iml one-hot encodes each call's labels on their own: a batch that predicts fewer classes
+    gets fewer columns (iml drops those rows of a PDP; stacked by position they were wrong).
+    pyiml takes the classes from the predictions on data, so batches agree."""
+    from pyiml import FeatureImp, RRandom, Shapley
+    f = _label_model()
+    ref = None
+    for bs in (7, 60, 1000):
+        p = Predictor(data=lab_data, predict_function=f, batch_size=bs)
+        fe = FeatureEffect(p, "x1", method="pdp", grid_size=4).results
+        assert p.output_names == ["a", "b", "c"]
+        fe = fe.sort_values([".class", "x1"], kind="stable").reset_index(drop=True)
+        at_low = fe[(fe["x1"] == fe["x1"].min())].set_index(".class")[".value"]
+        assert at_low.to_dict() == {"a": 1.0, "b": 0.0, "c": 0.0}   # every row predicts "a" there
+        sh = Shapley(p, lab_data.iloc[[0]], sample_size=20, random_state=RRandom(1)).results
+        y = f(lab_data)
+        y[:6] = "c"   # a model error above 0
+        fi = FeatureImp(Predictor(data=lab_data, y=y, predict_function=f, batch_size=bs), loss="ce",
+                        random_state=RRandom(2)).results
+        out = (fe, sh, fi)
+        if ref is None:
+            ref = out
+        for a, b in zip(out, ref):
+            pd.testing.assert_frame_equal(a, b)
+
+
+def test_label_outside_data_is_a_clear_error(lab_data):
+    p = Predictor(data=lab_data, predict_function=_label_model(extra="z"))
+    assert list(p.predict(lab_data).columns) == ["a", "b", "c"]
+    with pytest.raises(ValueError, match=r"class label\(s\) \['z'\] for newdata but for no row of data"):
+        p.predict(lab_data.assign(x1=3.0))
+
+
+def test_numbers_in_object_arrays_are_numbers(lab_data):
+    X = lab_data
+    want = (X["x1"] + X["x2"]).to_numpy()
+    for f in (lambda nd: (nd.x1 + nd.x2).to_numpy().astype(object),
+              lambda nd: pd.Series(list(nd.x1 + nd.x2), dtype=object),
+              lambda nd: np.column_stack([nd.x1 + nd.x2]).astype(object),
+              lambda nd: pd.DataFrame({"s": pd.Series(list(nd.x1 + nd.x2), dtype=object)})):
+        out = Predictor(data=X, predict_function=f).predict(X)
+        assert out.shape == (60, 1) and out.dtypes.iloc[0] == float
+        np.testing.assert_array_equal(out.iloc[:, 0].to_numpy(), want)
+    ints = Predictor(data=X, predict_function=lambda nd: np.array([1] * len(nd), dtype=object)).predict(X)
+    assert list(ints.columns) == ["pred"] and (ints["pred"] == 1.0).all()
