@@ -61,12 +61,21 @@ def _r_data_frame_names(raw):
     if not isinstance(raw, pd.DataFrame) or _label_column(raw) is not None:
         return raw
     names = [str(c) for c in raw.columns]
-    fixed = r_make_names(names, unique=True)
+    fixed = r_make_names(_r_empty_names(names), unique=True)
     if fixed == names and list(raw.columns) == names:
         return raw
     out = raw.copy(deep=False)
     out.columns = fixed
     return out
+
+
+def _r_empty_names(names: List[str]) -> List[str]:
+    """R's ``data.frame()`` names an empty column name by its position: ``Var.2`` (iml's
+    ``Predictor$predict`` ends in ``data.frame(prediction, check.names = FALSE)``, so a predict
+    function's ``cbind(p, 1 - p)``, whose names are ``p`` and ``""``, gives ``p``, ``Var.2``)."""
+    if "" not in names:
+        return names
+    return [n if n != "" else f"Var.{j + 1}" for j, n in enumerate(names)]
 
 
 class _Named:
@@ -529,6 +538,7 @@ class Predictor:
             raise
         values, names = _to_values(raw, self._vector_name, self._matrix_prefix, where,
                                    lambda labels: self._classes_of(labels, where))
+        names = _r_empty_names(names)
         if values.shape[1] == 0:
             raise ValueError(f"the {where} returned no prediction columns: it must return at least one output")
         if len(values) != n:

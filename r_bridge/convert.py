@@ -26,7 +26,7 @@ Categorical (any categories)                  factor / ordered        Categorica
 An R vector with missing values comes back as the pandas nullable dtype (``Int64``,
 ``boolean``, ``string``) — except doubles, whose NAs are NaN. Category labels are converted
 with ``str()`` (R levels are strings); level order, unused levels and the ``ordered`` flag are
-kept. Column names are kept exactly (``check.names = FALSE``), the index is dropped (R row names
+kept; an ``NA`` level (R's ``addNA``) becomes missing values. Column names are kept exactly (``check.names = FALSE``), the index is dropped (R row names
 are 1..n) and row order is kept. Anything else (datetime, timedelta, complex, periods,
 intervals, mixed object columns) raises :class:`TypeError` naming the column.
 """
@@ -436,8 +436,15 @@ def _column_r2py(vec, name: str, ri):
         na = codes == _NA_INT
         codes = codes.astype(np.int64) - 1
         codes[na] = -1
-        levels = [str(lv) for lv in vec.do_slot("levels")] if "levels" in attrs else []
-        return pd.Categorical.from_codes(codes, categories=pd.Index(levels, dtype=object),
+        levels = list(vec.do_slot("levels")) if "levels" in attrs else []
+        na_level = [i for i, lv in enumerate(levels) if lv is ri.NA_Character]
+        if na_level:  # addNA() / exclude = NULL: NA is a level; in pandas it is a missing value
+            keep = np.ones(len(levels), dtype=bool)
+            keep[na_level] = False
+            remap = np.where(keep, np.cumsum(keep) - 1, -1)
+            codes = np.where(codes >= 0, remap[np.maximum(codes, 0)], -1)
+            levels = [lv for i, lv in enumerate(levels) if keep[i]]
+        return pd.Categorical.from_codes(codes, categories=pd.Index([str(lv) for lv in levels], dtype=object),
                                          ordered="ordered" in classes)
     if t == ri.RTYPES.REALSXP:
         return _vector_data(vec, np.float64)

@@ -73,7 +73,13 @@ _R_PREDICT = r"""function(model, newdata, type, pf) {
       crit <- sweep(v, 2, model$forest$cutoff, "/")
       hidden <- any(rowSums(crit == apply(crit, 1, max)) > 1, na.rm = TRUE)
     }
-    if (is_label(pred)) pred <- factor_to_dataframe(pred)
+    if (is_label(pred)) {
+      if (inherits(pred, c("data.frame", "matrix"))) pred <- pred[, 1]
+      # a factor one-hot by its levels, as iml; strings go back as one column of labels, whose
+      # classes pyiml's Predictor fixes once (iml's factor() of each call's strings may miss some)
+      pred <- if (is.factor(pred)) factor_to_dataframe(pred) else
+        data.frame(.label = as.character(pred), stringsAsFactors = FALSE)
+    }
     out <- data.frame(pred, check.names = FALSE)
   } else {
     out <- sanitize(pf(model, newdata = newdata))
@@ -237,11 +243,13 @@ class RModel:
 
     Notes
     -----
-    Without ``predict_function`` the output follows iml's rule for S3 models: a label output
-    (factor or character vector, or a one-column character frame) becomes a one-hot frame
-    with one 0/1 column per level, named by level; otherwise ``data.frame(pred,
-    check.names = FALSE)``: a vector gives the column ``pred``, a matrix keeps its column names
-    (``randomForest(type = "prob")`` → ``setosa``, ``versicolor``, ``virginica``).
+    Without ``predict_function`` the output follows iml's rule for S3 models: a factor output
+    becomes a one-hot frame with one 0/1 column per level, named by level; otherwise
+    ``data.frame(pred, check.names = FALSE)``: a vector gives the column ``pred``, a matrix
+    keeps its column names (``randomForest(type = "prob")`` → ``setosa``, ``versicolor``,
+    ``virginica``). Character labels (a vector or a one-column character frame) come back as
+    one column of labels, which :class:`pyiml.Predictor` one-hot encodes with the classes the
+    model predicts for its data (iml's ``factor()`` of each call's labels can miss classes).
 
     Categorical features must reach R as factors with the training levels: pass them as
     pandas Categoricals whose categories are the R levels (what :func:`r_bridge.r2py` returns
@@ -436,13 +444,16 @@ def as_r_predict_function(model, type: Optional[str] = None, data: Optional[pd.D
         raise TypeError(f"data must be None or a pandas DataFrame with the model's training column types, got "
                         f"{data.__class__.__name__}")   # (the argument `type` hides the builtin)
     dtypes = _dtype_template(data)
-    key = (id(model), type, _dtype_key(dtypes))
+    renamed = _renamed_by_iml(data)
+    key = (id(model), type, _dtype_key(dtypes), tuple(renamed))
     hit = _CALLBACKS.get(key)
     if hit is not None and hit[0] is model:
         return hit[4]
     predict = _python_predictor(model, type)
     if dtypes:
         predict = _with_dtypes(predict, dtypes)
+    if renamed:
+        predict = _naming_renamed_columns(predict, renamed)
     session.robjects()
     import rpy2.rinterface as ri
 
@@ -454,15 +465,70 @@ def as_r_predict_function(model, type: Optional[str] = None, data: Optional[pd.D
     return r_fun
 
 
+def _renamed_by_iml(data: Optional[pd.DataFrame]) -> Dict[str, str]:
+    """``data``'s column names that are not syntactic in R, and what R's ``make.names`` makes of them."""
+    if data is None:
+        return {}
+    from pyiml._algorithms.rformat import r_make_names
+
+    names = [str(c) for c in data.columns]
+    return {a: b for a, b in zip(names, r_make_names(names)) if a != b}
+
+
+def _naming_renamed_columns(predict: Callable, renamed: Dict[str, str]) -> Callable:
+    """``predict`` whose failure on ``newdata`` without some of those columns says why: iml
+    0.11.4 renames them (``a b`` → ``a.b``) and drops them (docs/differences.md)."""
+    def predict_named(newdata: pd.DataFrame):
+        try:
+            return predict(newdata)
+        except Exception as err:
+            hit = {a: b for a, b in renamed.items() if a not in newdata.columns}
+            if not hit:
+                raise
+            raise ValueError(
+                f"R's iml handed the model newdata without data's column(s) {list(hit)} (it has "
+                f"{[str(c) for c in newdata.columns]}), and the model failed ({err.__class__.__name__}: {err}): "
+                f"iml 0.11.4's methods make feature names syntactic (make.names: {list(hit.values())}) and then "
+                "lose those columns; give the features syntactic R names, or use pyiml, which keeps them") from err
+
+    return predict_named
+
+
+class _ObjectColumn:
+    """An object column of the template and the value it holds for missing: R's ``NA`` in a
+    character column comes back as pandas ``string`` with ``pd.NA``; the model gets an object
+    column with the training data's missing value (None, or NaN as ``read_csv`` leaves it)."""
+
+    __slots__ = ("missing",)
+
+    def __init__(self, missing):
+        self.missing = missing
+
+    def __str__(self) -> str:
+        return f"object(missing={self.missing!r})"
+
+
+def _with_missing(values: pd.Series, na, dt) -> pd.Series:
+    """``values`` (object) with ``na`` rows set to the template's missing value (None by default)."""
+    missing = dt.missing if isinstance(dt, _ObjectColumn) else None
+    out = values.copy()
+    out[np.asarray(na)] = missing
+    return out
+
+
 def _dtype_template(data: Optional[pd.DataFrame]) -> Dict[str, Any]:
     """The column types of ``data`` that R does not hand back as they were (categoricals, string
-    columns and pandas' nullable Float64 / Int64 / boolean), by column name."""
+    and object columns and pandas' nullable Float64 / Int64 / boolean), by column name."""
     if data is None:
         return {}
     out: Dict[str, Any] = {}
     for j, name in enumerate(data.columns):
-        dt = data.iloc[:, j].dtype
-        if isinstance(dt, pd.api.extensions.ExtensionDtype) or dt == object:
+        col = data.iloc[:, j]
+        dt = col.dtype
+        if dt == object:
+            na = col[col.isna()]
+            out[str(name)] = _ObjectColumn(na.iloc[0] if len(na) else None)
+        elif isinstance(dt, pd.api.extensions.ExtensionDtype):
             out[str(name)] = dt
     return out
 
@@ -495,9 +561,11 @@ def _restore_dtypes(nd: pd.DataFrame, dtypes: Dict[str, Any]) -> pd.DataFrame:
                 continue  # labels the model never saw: leave the column as R sent it
             new = pd.Categorical.from_codes(codes, dtype=dt)
         elif isinstance(col.dtype, pd.CategoricalDtype):  # a string column that R holds as a factor
-            new = col.astype(object).where(col.notna(), None)
+            new = _with_missing(col.astype(object), col.isna(), dt)
             if isinstance(dt, pd.StringDtype):
                 new = new.astype(dt)
+        elif isinstance(dt, _ObjectColumn) and isinstance(col.dtype, pd.StringDtype):
+            new = _with_missing(col.astype(object), col.isna(), dt)   # R character with NA: object again
         elif isinstance(dt, pd.StringDtype) and col.dtype == object:
             new = col.astype(dt)
         elif isinstance(dt, pd.api.extensions.ExtensionDtype) and not isinstance(dt, pd.StringDtype) \

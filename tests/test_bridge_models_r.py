@@ -62,3 +62,95 @@ def test_glm_link_with_logloss_is_a_clear_error(r):
     pd.testing.assert_frame_equal(got.results.reset_index(drop=True), want.results, check_exact=True,
                                   check_dtype=False, check_categorical=False)
     assert got.original_error == want.field("original.error")
+
+
+def test_character_labels_of_an_r_model_have_the_classes_of_data(r):
+    """An R predict() returning character labels: iml one-hot encodes each call's factor(), so
+    a batch without some class has fewer columns (one class fails in model.matrix). pyiml gets
+    the labels and fixes the classes from data: the same results whatever batch_size, and
+    iml's columns where iml's calls see every class."""
+    import pyiml
+    from r_bridge import RModel
+
+    rng = np.random.default_rng(5)
+    X = pd.DataFrame({"a": np.sort(rng.normal(size=40)), "b": rng.normal(size=40)})
+    m = RModel("structure(list(), class = 'labs')", predict_function=None)
+    r.r_eval("predict.labs <<- function(object, newdata, ...) ifelse(newdata$a > 0.5, 'pos', "
+             "ifelse(newdata$a > -0.5, 'mid', 'neg'))")
+    got = pyiml.Predictor(m, data=X).predict(X)
+    pd.testing.assert_frame_equal(got, _iml_predict(r, m, X), check_dtype=False)
+    assert list(got.columns) == ["mid", "neg", "pos"]
+    ref = None
+    for bs in (3, 1000):
+        p = pyiml.Predictor(m, data=X, batch_size=bs)
+        fe = pyiml.FeatureEffect(p, "a", method="pdp", grid_size=5).results
+        assert p.output_names == ["mid", "neg", "pos"]
+        ref = fe if ref is None else ref
+        pd.testing.assert_frame_equal(fe.sort_values([".class", "a"]).reset_index(drop=True),
+                                      ref.sort_values([".class", "a"]).reset_index(drop=True))
+
+
+def test_empty_prediction_column_name_is_var_j_as_in_iml(r):
+    """cbind(p, 1 - p) names its columns "p" and "": iml's Predictor$predict ends in
+    data.frame(prediction, check.names = FALSE), which names the second Var.2."""
+    import pyiml
+    from r_bridge import RModel
+
+    d = pd.DataFrame({"a": [0.1, -1, 2], "b": [1., 2, 3]})
+    rm = RModel("structure(list(), class = 'foo')",
+                predict_function="function(model, newdata) { p <- plogis(newdata$a); cbind(p, 1 - p) }")
+    from r_bridge import convert
+
+    want = convert.r2py(r.r_eval("iml::Predictor$new(m, data = d, predict.function = f)$predict(d)",
+                                 m=rm.r_object, d=convert.py2r(d), f=rm._pf))
+    assert list(want.columns) == ["p", "Var.2"]
+    pd.testing.assert_frame_equal(pyiml.Predictor(rm, data=d).predict(d), want)
+
+    def pf(model, nd):
+        p = 1 / (1 + np.exp(-nd["a"]))
+        return pd.DataFrame(np.c_[p, 1 - p], columns=["p", ""])
+    assert list(pyiml.Predictor(object(), data=d, predict_function=pf).predict(d).columns) == ["p", "Var.2"]
+    assert list(pyiml.Predictor(data=d, predict_function=lambda nd: pf(None, nd)).predict(d).columns) == [
+        "p", "Var.2"]
+
+
+def test_object_column_with_missing_values_reaches_the_python_model_as_trained(r):
+    """R's NA in a character column comes back as pandas string/pd.NA; a Python model called
+    by R's iml gets its object column with the training data's missing value again."""
+    from r_bridge import convert
+    from r_bridge.models import _dtype_template, _restore_dtypes
+
+    for missing in (None, np.nan):
+        s = np.array(["p", "q", "r", "p"], dtype=object)
+        s[1] = missing
+        X = pd.DataFrame({"a": [1.0, 2, 3, 4], "s": s})
+        back = _restore_dtypes(convert.r2py(convert.py2r(X)), _dtype_template(X))
+        assert back["s"].dtype == object
+        assert back["s"][1] is missing if missing is None else np.isnan(back["s"][1])
+        assert back["s"].drop(index=1).tolist() == ["p", "r", "p"]
+
+
+def test_factor_with_an_na_level_is_missing_in_pandas(r):
+    from r_bridge import convert
+
+    got = convert.r2py(r.r_eval('data.frame(f = factor(c("x", NA, "y", "x"), exclude = NULL))'))["f"]
+    assert list(got.cat.categories) == ["x", "y"] and got.isna().tolist() == [False, True, False, False]
+    assert got.astype(object).tolist()[2] == "y"
+    back = r.r_eval("paste(levels(x$f), collapse = '|')", x=convert.py2r(got.to_frame()))
+    assert back[0] == "x|y"
+
+
+def test_python_model_in_iml_with_non_syntactic_names_is_a_clear_error(r):
+    """iml 0.11.4's methods make.names the features and then hand the model none of them; the
+    Python model's own error (numpy's "at least one array or dtype is required") said nothing."""
+    from sklearn.linear_model import LinearRegression
+
+    import r_bridge
+    from r_bridge import RError
+
+    rng = np.random.default_rng(3)
+    X = pd.DataFrame({"a b": rng.normal(size=20), "1st": rng.uniform(size=20)})
+    y = X["a b"] + 2 * X["1st"]
+    R = r_bridge.r_predictor(data=X.assign(y=y), y="y", model=LinearRegression().fit(X, y))
+    with pytest.raises(RError, match=r"without data's column\(s\) \['a b', '1st'\].*make.names: \['a.b', 'X1st'\]"):
+        r_bridge.iml("FeatureImp", R, seed=1, loss="mae")
