@@ -262,9 +262,10 @@ NOTES = """Notes:
   with the garbage collector paused, as `timeit` does; the three take turns run by run, so that a
   slow spell of the shared machine falls on all of them alike.
 - R iml is timed inside R; a call shorter than 0.2 s is repeated until 0.2 s have passed (R's
-  clock ticks in milliseconds). R is not run where its design would exceed 10^7 rows in one call
-  (2-D PDP and Interaction at n = 100,000: 4-6 * 10^7 rows, tens of GB in R); pyiml predicts
-  those designs in `batch_size` chunks.
+  clock ticks in milliseconds). R is not run where the rows its design predicts would exceed
+  10^7: at n = 100,000 the 2-D PDP (4 * 10^7 rows in one call) and Interaction (6 * 10^7 rows
+  overall, 8.1 * 10^7 two-way, in calls of 6-9 * 10^6 rows per feature), tens of GB and many
+  minutes in R; pyiml predicts those designs in `batch_size` chunks.
 - The R side of "Shapley 100 rows" is 10 `explain()` calls, scaled by 10.
 - PDP+ICE: the constructor computes every curve (the predictions already sit in the `.value`
   column), as scikit-learn's `partial_dependence` does; iml's long table of n·G ICE rows (grid,
@@ -276,9 +277,10 @@ NOTES = """Notes:
   prediction) and the points. Each call gets a new frame object over the same rows (a shallow
   copy, about 4 µs): a frame that was predicted before hands the model its columns from pandas'
   cache, which would make the closed form's call at n = 1,000 about 35 µs (2.3 times) faster
-  than on any design a method builds. With the closed form at n = 1,000 the floor is
-  0.06-0.6 ms, below pyiml's fixed cost per call (argument checks, grids, building the result
-  DataFrame, R's number formatting), so the floor ratio is large there; with a model whose
+  than on any design a method builds. With the closed form at n = 1,000 the floor of most
+  methods is 0.08-0.7 ms (2-15 ms for the 2-D PDP, Shapley for 100 rows and Interaction), below
+  pyiml's fixed cost per call (argument checks, grids, building the result DataFrame, R's number
+  formatting), so the floor ratio is large for those sub-millisecond floors; with a model whose
   prediction costs anything (model (b)) pyiml stays within about twice the floor (see the table).
 - Model (b) runs at n = 1,000 only: R's randomForest predicts about 10^5 rows a second, and both
   sides spend nearly all their time in it, so the ratios against R iml are close to 1 there."""

@@ -1,8 +1,9 @@
 """``InterpretationMethod``: the base class that owns the SIPA run.
 
-R equivalent: ``iml::InterpretationMethod`` (spec §5). A method supplies its intervention
-(the design to predict) and its aggregation; the base class runs
-sample → intervene → predict → aggregate once, in the constructor, and keeps the result.
+R equivalent: ``iml::InterpretationMethod`` (spec §5). The base class holds the predictor and
+its data, the shared argument checks and the ``plot`` entry point; each method computes its
+results once, in its constructor (``_run``: sample, build the design, predict it in
+``batch_size`` chunks, aggregate), and keeps them.
 """
 from __future__ import annotations
 
@@ -48,10 +49,9 @@ class InterpretationMethod:
 
     R equivalent: ``iml::InterpretationMethod``.
 
-    Subclasses implement :meth:`_sample` (default: the data), :meth:`_intervene` (default:
-    the sample), :meth:`_predict` (default: predict the design in ``batch_size`` chunks) and
-    :meth:`_aggregate` (returns the results DataFrame), and :meth:`_plot` (returns a
-    matplotlib Figure).
+    Subclasses implement :meth:`_run` (compute ``results``: sample, build the design, predict it
+    with :meth:`Predictor.predict_batched`, aggregate; R: ``private$run``) and :meth:`_plot`
+    (returns a matplotlib Figure).
 
     Parameters
     ----------
@@ -79,36 +79,10 @@ class InterpretationMethod:
         self._finished = False
         self._multiclass: Optional[bool] = None
 
-    # SIPA steps -------------------------------------------------------------
-    def _sample(self):
-        return self.sampler.get_x()
-
-    def _intervene(self, sample):
-        return sample
-
-    def _predict(self, design):
-        p = self.predictor
-        vals = p.predict_batched(len(design), lambda s, e: design.iloc[s:e])
-        self._multiclass = vals.shape[1] > 1
-        return vals
-
-    def _aggregate(self, sample, design, predictions) -> pd.DataFrame:
-        out = design.reset_index(drop=True).copy()
-        for j, name in enumerate(self.predictor.output_names):
-            out[name] = predictions[:, j]
-        return out
-
+    # run --------------------------------------------------------------------
     def _run(self, force: bool = False) -> None:
-        """Run sample → intervene → predict → aggregate (R: ``private$run(force)``)."""
-        if force:
-            self._flush()
-        if self._finished:
-            return
-        sample = self._sample()
-        design = self._intervene(sample)
-        predictions = self._predict(design)
-        self.results = self._aggregate(sample, design, predictions)
-        self._finished = True
+        """Compute ``results`` (R: ``private$run(force)``); every method implements it."""
+        raise NotImplementedError(f"{type(self).__name__} does not implement _run")
 
     def _flush(self) -> None:
         self.results = None

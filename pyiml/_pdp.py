@@ -343,12 +343,30 @@ class PDPPlan:
                     self._W = np.empty((G, n, vals.shape[1]))
                 self._W.reshape(G * n, -1)[s:e] = vals
         elif self.method == "pdp":        # no ICE rows: keep per-grid-row sums only
+            # Each grid row's n predictions are added in one reduceat segment of exactly those n
+            # rows, whatever the batches: a grid row cut by a batch end waits in ``carry`` (at
+            # most n - 1 rows) for the rest, so the sums do not depend on batch_size or n_jobs.
+            carry: List[np.ndarray] = []
+
             def reduce(s, e, vals):
                 if self._sums is None:
                     self._sums = np.zeros((G, vals.shape[1]))
-                g0, g1 = s // n, (e - 1) // n
-                starts = np.maximum(np.arange(g0, g1 + 1) * n, s) - s
-                self._sums[g0:g1 + 1] += np.add.reduceat(vals, starts, axis=0)
+                pos = 0
+                if s % n:                 # the batch starts inside grid row s // n
+                    take = min(e, (s // n + 1) * n) - s
+                    carry.append(vals[:take].copy())
+                    if (s + take) % n:    # still incomplete at this batch's end
+                        return
+                    self._sums[s // n] = np.add.reduceat(np.concatenate(carry), [0], axis=0)[0]
+                    carry.clear()
+                    pos = take
+                g0 = (s + pos) // n
+                whole = (e - s - pos) // n
+                if whole:
+                    self._sums[g0:g0 + whole] = np.add.reduceat(
+                        vals[pos:pos + whole * n], np.arange(whole) * n, axis=0)
+                if pos + whole * n < e - s:   # a grid row cut by the batch end
+                    carry.append(vals[pos + whole * n:].copy())
         else:                             # ICE rows: straight into their place in the results
             def reduce(s, e, vals):
                 if self._ice is None and self._V is None:

@@ -824,6 +824,9 @@ class FeatureEffects(_LazyResults, InterpretationMethod):
             if isinstance(features, str):
                 features = [features]
             feats = list(features)
+            if not all(isinstance(f, str) for f in feats):
+                raise TypeError(f"features must be feature names (str), got {feats!r} (pyiml takes names, not "
+                                "iml's 1-based indices)")
             unknown = [f for f in feats if f not in names]
             if unknown:
                 raise ValueError(f"features {unknown!r} are not features of the predictor's data; features: {names}")

@@ -89,8 +89,9 @@ class Interaction(InterpretationMethod):
         The feature whose two-way interactions with every other feature are measured; None
         for the overall interaction of every feature. (iml also takes a 1-based index; pyiml
         takes names only, see docs/differences.md.)
-    grid_size : int, default 30
-        Grid rows per feature (at most the number of data rows); at least 2.
+    grid_size : int or float, default 30
+        Grid rows per feature (at most the number of data rows); a number >= 2, as iml's
+        ``assert_number``: a fraction is truncated, as R's ``sample(size = 2.5)`` draws 2 rows.
     random_state : None, int, numpy.random.Generator or RRandom
         With :class:`pyiml.RRandom` each feature's grid rows are the ones iml draws after
         ``set.seed`` (one L'Ecuyer stream per feature, as ``future.apply(future.seed = TRUE)``
@@ -109,8 +110,8 @@ class Interaction(InterpretationMethod):
     results : pandas.DataFrame
         iml's columns ``.feature`` (``"x"`` or ``"x:feature"``), ``.class`` (several outputs
         only, categorical) and ``.interaction``; rows in feature order, classes within.
-    grid_size : int
-        ``min(grid_size, number of rows)``.
+    grid_size : int or float
+        ``min(grid_size, number of rows)``, as given (iml's ``grid.size``).
     feature : str or None
     partial_dependence : dict
         The raw ingredients per evaluated feature label: the grid rows (0-based data rows) and
@@ -160,10 +161,12 @@ class Interaction(InterpretationMethod):
         if feature is None:
             return None
         if isinstance(feature, (numbers.Integral, np.integer)) and not isinstance(feature, bool):
-            hint = ""
+            where = []
             if 0 <= feature < len(names):
-                hint = f" ({names[feature]!r} at 0-based position {feature}"
-                hint += f", {names[feature - 1]!r} at iml's 1-based index {feature})" if feature >= 1 else ")"
+                where.append(f"{names[feature]!r} at 0-based position {feature}")
+            if 1 <= feature <= len(names):
+                where.append(f"{names[feature - 1]!r} at iml's 1-based index {feature}")
+            hint = f" ({', '.join(where)})" if where else ""
             raise TypeError(f"feature must be a feature name, got the number {feature}{hint}")
         if not isinstance(feature, str):
             raise TypeError(

@@ -287,7 +287,8 @@ class LocalModel(InterpretationMethod):
                 raise ValueError(
                     f"class(es) {small} are the most probable class of only one row: glmnet's multinomial "
                     "model needs at least two rows per class (one multinomial or binomial class has 1 or 0 "
-                    "observations; not allowed)")
+                    "observations; not allowed); explain one class's probability instead, e.g. "
+                    "Predictor(..., class_=...)")
             fit = _glmnet.glmnet(pd.DataFrame(matrix, columns=names), y, family="multinomial", weights=w,
                                  levels=classes)
         else:

@@ -444,3 +444,32 @@ def test_r_bridge_argument_types():
         r_bridge.as_r_predict_function(f_reg, type=3)
     with pytest.raises(TypeError, match="packages must be R package names"):
         r_bridge.RModel("lm(y ~ x)", packages=3)
+
+
+@pytest.mark.parametrize("cls, kw, exc, match", [
+    # FeatureEffects took an index as an unknown feature (ValueError "features [0] are not ...")
+    (FeatureEffects, {"features": [0]}, TypeError, r"features must be feature names \(str\), got \[0\]"),
+    # iml's 1-based index 3 (the third feature, c) was named neither way
+    (Interaction, {"feature": 3}, TypeError, r"got the number 3 \('c' at iml's 1-based index 3\)"),
+    (Interaction, {"feature": 1}, TypeError,
+     r"\('b' at 0-based position 1, 'a' at iml's 1-based index 1\)"),
+    # the message listed the whole argument, not the repeated names
+    (FeatureImp, {"loss": "mae", "features": ["a", "b", "a"]}, ValueError,
+     r"duplicated names \['a'\]: give each feature once"),
+])
+def test_feature_arguments_name_the_problem(cls, kw, exc, match):
+    d = _df()
+    check(lambda: cls(pred(d), **kw), exc, match, d)
+
+
+def test_local_model_one_row_class_suggests_class_():
+    d = _df()
+    x = d.drop(columns="y").iloc[[0]]
+
+    def f3(nd):   # class "c" is the most probable class of exactly one row
+        a = nd["a"].to_numpy()
+        top = (a == d["a"].max()).astype(float)
+        return pd.DataFrame({"p": (a > 0) * (1 - top) * 0.8 + 0.1, "q": (a <= 0) * (1 - top) * 0.8 + 0.1,
+                             "c": top * 0.9})
+    check(lambda: LocalModel(pred(d, fn=f3), x, k=1), ValueError,
+          r"most probable class of only one row.*class_=", d)

@@ -501,14 +501,15 @@ def test_feature_effects_results_are_the_constructors_after_effects_change(lin, 
     pd.testing.assert_frame_equal(want["a"].drop(columns=".feature").rename(columns={".borders": "a"}), before)
 
 
-@pytest.mark.parametrize("method", ["ale", "pdp+ice"])
-def test_feature_effects_n_jobs_and_progress_do_not_change_results(lin, method, capsys):
+@pytest.mark.parametrize("method, source", [("ale", RRandom), ("pdp+ice", RRandom), ("pdp", RRandom),
+                                            ("pdp", np.random.default_rng)])
+def test_feature_effects_n_jobs_and_progress_do_not_change_results(lin, method, source, capsys):
     X, f, _ = lin
     g, calls = _counting(f)
     one = FeatureEffects(Predictor(predict_function=f, data=X, batch_size=10 ** 5), method=method, grid_size=5,
-                         random_state=RRandom(2))
+                         random_state=source(2))
     many = FeatureEffects(Predictor(predict_function=g, data=X, batch_size=10 ** 5), method=method, grid_size=5,
-                          random_state=RRandom(2), n_jobs=2)
+                          random_state=source(2), n_jobs=2)
     assert len(calls) == 2   # two threads, two groups of two features, one model call each
     bar = FeatureEffects(Predictor(predict_function=f, data=X), method=method, grid_size=5, progress=True)
     assert "FeatureEffects" in capsys.readouterr().err
@@ -885,3 +886,24 @@ def test_pdp_on_a_single_grid_point():
     got = fe.predict(new)
     assert got[0] == pytest.approx(X["b"].mean()) and np.isnan(got[1:]).all()
     np.testing.assert_allclose(fe.predict(new, extrapolate=True), X["b"].mean())
+
+
+@pytest.mark.parametrize("features", [["a"], ["a", "b"]])
+def test_pdp_does_not_depend_on_batch_size(features):
+    """A plain PDP adds each grid row's n predictions in one sum, also where a batch ends inside
+    the grid row (it was added in pieces per batch: last-bit differences, so n_jobs and
+    progress, which batch differently, changed results too)."""
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.uniform(size=(40, 3)), columns=["a", "b", "c"])
+
+    def f(d):
+        v = 10 * np.sin(np.pi * d["a"].to_numpy() * d["b"].to_numpy()) + 20 * (d["c"].to_numpy() - .5) ** 2
+        return pd.DataFrame({"u": v, "w": np.exp(-v / 10)})
+    for out in (lambda d: f(d)["u"].to_numpy(), f):
+        res = [FeatureEffect(Predictor(predict_function=out, data=X, batch_size=bs), features, method="pdp",
+                             grid_size=7, random_state=np.random.default_rng(1)).results
+               for bs in (1, 7, 39, 41, 10 ** 6)]
+        key = features + [".class"] if ".class" in res[0] else features
+        want = res[0].sort_values(key).reset_index(drop=True)   # several outputs: row order is iml's, per batch
+        for r in res[1:]:
+            pd.testing.assert_frame_equal(r.sort_values(key).reset_index(drop=True), want, check_exact=True)

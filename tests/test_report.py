@@ -158,6 +158,8 @@ def test_report_compares_every_method_with_cran_iml(r, tmp_path):
     for row in rows:
         assert row["agreement"] in ("identical", "equal (rel. ≤ 1e-10)"), row
         assert row["max abs diff"] <= 1e-10 * max(row["largest |value|"], 1.0), row
+        assert row["pyiml seconds"] > 0 and row["iml seconds"] > 0, row   # both sides timed
+    assert "pyiml seconds" in page and "iml seconds" in page
     ids = _ids(page)
     assert r_side.SECTION_ID in ids
     for c in res.comparisons:

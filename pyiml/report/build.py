@@ -193,6 +193,8 @@ class Run:
         The columns shown side by side.
     key_columns : list of str
         The columns that identify a row in the side-by-side table.
+    seconds : float
+        pyiml's time for the call (its constructor; the plot is timed apart).
     """
 
     key: str
@@ -206,6 +208,7 @@ class Run:
     explain_rows: List[pd.DataFrame] = field(default_factory=list)
     value_columns: List[str] = field(default_factory=list)
     key_columns: List[str] = field(default_factory=list)
+    seconds: float = float("nan")
 
 
 @dataclass
@@ -343,6 +346,7 @@ class _CaseExplainer:
         self.runs: List[Run] = []
         self.failures: List[str] = []
         self.seconds: Dict[str, float] = {}
+        self._last_seconds = float("nan")
         self.top: List[str] = []
         self.row = case.row
         self.correlated: List[Tuple[str, str, float]] = []
@@ -361,6 +365,12 @@ class _CaseExplainer:
     def _sid(self, name: str) -> str:
         return f"{self.case.key}-{name}"
 
+    def _add_run(self, run: Run) -> None:
+        """Keep ``run`` for the R side, with the time of the step that computed it (the last
+        step that was not a plot)."""
+        run.seconds = self._last_seconds
+        self.runs.append(run)
+
     def _step(self, label: str, fn: Callable[[], Any], section: Section):
         """Run ``fn`` with its warnings recorded as notes of ``section``; failures become notes."""
         self.progress.step(f"{self.case.key}: {label}")
@@ -375,6 +385,8 @@ class _CaseExplainer:
                 section.add(Note(msg, kind="warn"))
                 out = None
         self.seconds[label] = time.perf_counter() - t0
+        if not label.endswith(" plot"):
+            self._last_seconds = self.seconds[label]
         seen = []
         for w in caught:
             text = str(w.message)
@@ -485,7 +497,7 @@ class _CaseExplainer:
         if fig is not None:
             sec.add(_image(fig, "FeatureImp plot", "Feature importance with its 5%–95% interval.", self.s.dpi))
         sec.add(Table(res, caption="`FeatureImp$results`", max_rows=None))
-        self.runs.append(Run("featureimp", f"FeatureImp (loss {loss}, {self.s.n_repetitions} repetitions)",
+        self._add_run(Run("featureimp", f"FeatureImp (loss {loss}, {self.s.n_repetitions} repetitions)",
                              "FeatureImp", kwargs, {"results": res}, random=True, seeded=self.exact,
                              rerun=lambda rs: {"results": make(rs).results},
                              value_columns=["importance", "permutation.error"], key_columns=["feature"]))
@@ -516,7 +528,7 @@ class _CaseExplainer:
                 res = obj.results
                 keys = [c for c in (".class", feat, ".type", ".id") if c in res.columns]
                 # PDP/ICE draw (RNG-dependent row order of multi-output ICE rows); ALE draws nothing
-                self.runs.append(Run(f"effect-{method}-{feat}", f"FeatureEffect {method} `{feat}`", "FeatureEffect",
+                self._add_run(Run(f"effect-{method}-{feat}", f"FeatureEffect {method} `{feat}`", "FeatureEffect",
                                      kwargs, {"results": res}, random=method != "ale", seeded=self.exact,
                                      rerun=lambda rs, mk=make: {"results": mk(rs).results},
                                      value_columns=[".value"], key_columns=keys))
@@ -539,7 +551,7 @@ class _CaseExplainer:
         if fig is not None:
             sec.add(_image(fig, "FeatureEffects plot", "ALE of every feature.", self.s.dpi))
         res = obj.results
-        self.runs.append(Run("featureeffects", f"FeatureEffects ale ({len(self.features)} features)", "FeatureEffects",
+        self._add_run(Run("featureeffects", f"FeatureEffects ale ({len(self.features)} features)", "FeatureEffects",
                              kwargs, {"results": res}, value_columns=[".value"],
                              key_columns=[".feature", ".class", ".borders"]))
         return sec
@@ -565,7 +577,7 @@ class _CaseExplainer:
             sec.add(_image(fig, "Interaction plot", "Overall interaction strength per feature.", self.s.dpi))
         sec.add(Table(res, caption="`Interaction$results` (overall)", max_rows=None))
         keys = [c for c in (".feature", ".class") if c in res.columns]
-        self.runs.append(Run("interaction", f"Interaction overall (grid {G})", "Interaction", kwargs,
+        self._add_run(Run("interaction", f"Interaction overall (grid {G})", "Interaction", kwargs,
                              {"results": res}, random=True, seeded=self.exact,
                              rerun=lambda rs: {"results": make(rs).results},
                              value_columns=[".interaction"], key_columns=keys))
@@ -585,7 +597,7 @@ class _CaseExplainer:
                 two.add(_image(fig, f"Two-way interactions of {best}", f"Two-way H statistics of `{best}`.",
                                self.s.dpi))
             two.add(Table(res2, caption=f"`Interaction$new(predictor, feature = \"{best}\")$results`", max_rows=None))
-            self.runs.append(Run("interaction-2way", f"Interaction with `{best}` (grid {G})", "Interaction",
+            self._add_run(Run("interaction-2way", f"Interaction with `{best}` (grid {G})", "Interaction",
                                  dict(kwargs, feature=best), {"results": res2}, random=True, seeded=self.exact,
                                  rerun=lambda rs: {"results": make(rs, feature=best).results},
                                  value_columns=[".interaction"], key_columns=keys))
@@ -610,7 +622,7 @@ class _CaseExplainer:
                         r2d = eff.results
                         keys2 = [c for c in (".class", best, partner) if c in r2d.columns]
                         val = ".ale" if ".ale" in r2d.columns else ".value"
-                        self.runs.append(Run("ale-2d", f"FeatureEffect ale `{best}` × `{partner}`", "FeatureEffect",
+                        self._add_run(Run("ale-2d", f"FeatureEffect ale `{best}` × `{partner}`", "FeatureEffect",
                                              kw, {"results": r2d}, value_columns=[val], key_columns=keys2))
         sec.children.append(two)
         return sec
@@ -646,7 +658,7 @@ class _CaseExplainer:
                 one.add(Text(f"Monte-Carlo standard error of φ, `sqrt(phi.var / sample.size)`: at most "
                              f"{np.nanmax(se):.3g} (φ ranges from {res['phi'].min():.3g} to {res['phi'].max():.3g}); "
                              "raise `--sample-size` for more precise values."))
-            self.runs.append(Run("shapley", f"Shapley row {row} (sample size {s.sample_size})", "Shapley", kwargs,
+            self._add_run(Run("shapley", f"Shapley row {row} (sample size {s.sample_size})", "Shapley", kwargs,
                                  {"results": res}, random=True, seeded=self.exact,
                                  rerun=lambda rs: {"results": make(rs, **kwargs).results},
                                  value_columns=["phi"], key_columns=[k for k in keys if k in res.columns]))
@@ -668,7 +680,7 @@ class _CaseExplainer:
                     batch.add(_image(fig, "Shapley batch plot",
                                      f"Shapley values of row {rows[0]}, the first of the batch (`plot(id = 1)`).",
                                      s.dpi))
-                self.runs.append(Run("shapley-batch", f"Shapley batch of {len(rows)} rows", "Shapley",
+                self._add_run(Run("shapley-batch", f"Shapley batch of {len(rows)} rows", "Shapley",
                                      dict(x_interest=xb.iloc[[0]].reset_index(drop=True), sample_size=s.sample_size),
                                      {"results": resb}, random=True, seeded=self.exact,
                                      rerun=lambda rs: {"results": make(rs, **bkw).results},
@@ -693,7 +705,7 @@ class _CaseExplainer:
             sec.add(_image(fig, "LocalModel plot", f"Effects of the local model at row {row}.", s.dpi))
         res = obj.results
         sec.add(Table(res, caption="`LocalModel$results`", max_rows=None))
-        self.runs.append(Run("localmodel", f"LocalModel row {row} (k {s.k})", "LocalModel", kwargs, {"results": res},
+        self._add_run(Run("localmodel", f"LocalModel row {row} (k {s.k})", "LocalModel", kwargs, {"results": res},
                              value_columns=["beta", "effect"],
                              key_columns=[c for c in ("feature.value", ".class") if c in res.columns]))
         return sec
@@ -723,7 +735,7 @@ class _CaseExplainer:
         res = obj.results
         sec.add(Table(_node_table(res), caption="Terminal nodes: rows, rule and mean predictions.", max_rows=None))
         tree_cols = [c for c in res.columns if c.startswith(".y.hat.tree")]
-        self.runs.append(Run("treesurrogate", f"TreeSurrogate (maxdepth {s.maxdepth})", "TreeSurrogate", kwargs,
+        self._add_run(Run("treesurrogate", f"TreeSurrogate (maxdepth {s.maxdepth})", "TreeSurrogate", kwargs,
                              {"results": res, "r.squared": r2}, value_columns=tree_cols,
                              key_columns=[".node", ".path"]))
         return sec

@@ -255,7 +255,8 @@ def compare_case(case_result, seed: int, progress) -> CaseComparison:
             cmp.failures.append(f"{case.key}: {msg}")
             sec.add(Note(msg, kind="warn"))
             cmp.rows.append({"model": case.key, "method": run.label, "rows": np.nan, "max abs diff": np.inf,
-                             "largest |value|": np.nan, "iml seconds": np.nan, "agreement": "iml failed"})
+                             "largest |value|": np.nan, "pyiml seconds": run.seconds, "iml seconds": np.nan,
+                             "agreement": "iml failed"})
             progress.done()
             continue
         py_cmp = _py_for_r(run, py_out)
@@ -265,7 +266,8 @@ def compare_case(case_result, seed: int, progress) -> CaseComparison:
             d, scale, problems = max(d, kd), max(scale, ks), problems + kp
         r_res = _results_frame(r_out["results"])
         cmp.rows.append({"model": case.key, "method": run.label, "rows": len(r_res) if r_res is not None else np.nan,
-                         "max abs diff": d, "largest |value|": scale, "iml seconds": secs,
+                         "max abs diff": d, "largest |value|": scale, "pyiml seconds": run.seconds,
+                         "iml seconds": secs,
                          "agreement": _agreement(d, scale, problems)})
         sub = Section(f"{SECTION_ID}-{case.key}-{slug(run.key)}", run.label, toc=False)
         py_res = _results_frame(py_cmp["results"])
