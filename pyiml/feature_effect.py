@@ -910,18 +910,19 @@ class FeatureEffects(_LazyResults, InterpretationMethod):
         lines += ["", "Analysed predictor:", repr(self.predictor), "", "Analysed data:", repr(self.sampler), ""]
         return "\n".join(lines)
 
-    def plot(self, features: Optional[Sequence[str]] = None, ncols: Optional[int] = None,
-             nrows: Optional[int] = None, fixed_y: bool = True, **kwargs):
+    def plot(self, features: Optional[Sequence[str]] = None, nrows: Optional[int] = None,
+             ncols: Optional[int] = None, fixed_y: bool = True, **kwargs):
         """A grid of the features' effect plots; returns a matplotlib Figure.
 
-        R equivalent: ``plot(FeatureEffects, features = NULL, ncols = NULL, nrows = NULL,
-        fixed_y = TRUE, ...)`` (a patchwork of the single plots).
+        R equivalent: ``plot(FeatureEffects, features = NULL, nrows = NULL, ncols = NULL,
+        fixed_y = TRUE, ...)`` (a patchwork of the single plots); the arguments come in R's
+        order.
 
         Parameters
         ----------
         features : sequence of str, optional
             Subset of the computed features (default: all).
-        ncols, nrows : int, optional
+        nrows, ncols : int, optional
             Layout of the panels; by default ggplot's (``wrap_dims``: 3 panels in one row, 4 in
             2 × 2, 5 or 6 in two rows of three, ...), and the missing one of the two when only
             one is given.

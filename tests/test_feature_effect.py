@@ -907,3 +907,12 @@ def test_pdp_does_not_depend_on_batch_size(features):
         want = res[0].sort_values(key).reset_index(drop=True)   # several outputs: row order is iml's, per batch
         for r in res[1:]:
             pd.testing.assert_frame_equal(r.sort_values(key).reset_index(drop=True), want, check_exact=True)
+
+
+def test_feature_effects_plot_takes_r_argument_order(lin):
+    """R: plot(effs, features = NULL, nrows = NULL, ncols = NULL, fixed_y = TRUE)."""
+    X, f, _ = lin
+    fes = FeatureEffects(Predictor(predict_function=f, data=X), method="pdp", grid_size=3)
+    fig = fes.plot(None, 1)          # nrows = 1: every panel in one row
+    rows = {round(ax.get_position().y0, 6) for ax in fig.axes if ax.get_visible() and ax.has_data()}
+    assert len(rows) == 1
