@@ -462,6 +462,14 @@ class Predictor:
         self.type = type
         self.batch_size = int(batch_size)
         self.task = self._infer_task()
+        fitted = getattr(model, "feature_names_in_", None) if predict_function is None else None
+        if fitted is not None:
+            lacking = [str(c) for c in fitted if str(c) not in self.data.feature_names]
+            if lacking:
+                raise ValueError(
+                    f"data lacks the feature column(s) {lacking} that the {model.__class__.__name__} model was fitted "
+                    f"with (feature_names_in_); data's features are {self.data.feature_names}: pass data with "
+                    "every column the model needs (and y as its target)")
         self._call, self._vector_name, self._matrix_prefix = _raw_prediction(model, predict_function, type)
         self._feature_cols: Optional[tuple] = None  # (newdata.columns seen last, the features it has)
         self.output_names: Optional[List[str]] = None

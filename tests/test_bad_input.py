@@ -473,3 +473,14 @@ def test_local_model_one_row_class_suggests_class_():
                              "c": top * 0.9})
     check(lambda: LocalModel(pred(d, fn=f3), x, k=1), ValueError,
           r"most probable class of only one row.*class_=", d)
+
+
+def test_data_without_a_column_the_model_was_fitted_with():
+    # was found only when a method predicted, in a message that named data's other columns
+    from sklearn.linear_model import LinearRegression
+    d = _df()
+    m = LinearRegression().fit(d[["a", "b"]], d["y"])
+    data = d[["a", "y"]].assign(q=1.0)
+    check(lambda: Predictor(m, data=data, y="y"), ValueError,
+          r"data lacks the feature column\(s\) \['b'\] that the LinearRegression model was fitted with", data)
+    check(lambda: Predictor(m, data=d[["a", "b"]].assign(y=d["b"]), y="b"), ValueError, r"lacks .*\['b'\]")

@@ -102,8 +102,8 @@ def test_sklearn_model_gets_the_columns_it_was_fitted_with_in_their_order(df):
     c = LogisticRegression().fit(df[["b", "a"]], df["a"] > 0)
     pc = Predictor(c, data=df[["a", "b"]])
     np.testing.assert_array_equal(pc.predict(df)[["False", "True"]].to_numpy(), c.predict_proba(df[["b", "a"]]))
-    with pytest.raises(ValueError, match=r"missing:\s*- a"):          # a column the data lacks: the model says so
-        Predictor(m, data=X.drop(columns="a"), y="target").predict(X.drop(columns="a"))
+    with pytest.raises(ValueError, match=r"data lacks the feature column\(s\) \['a'\]"):   # said in Predictor
+        Predictor(m, data=X.drop(columns="a"), y="target")
 
 
 def test_sklearn_classifier_probabilities_and_class(df):
