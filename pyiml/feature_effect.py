@@ -194,12 +194,16 @@ class _LazyResults:
         if build is not None:
             d["_results"] = build()
             d["_build_results"] = None
+            self._results_made(d["_results"])
         return d.get("_results")
 
     @results.setter
     def results(self, value):
         self.__dict__["_build_results"] = None
         self.__dict__["_results"] = value
+
+    def _results_made(self, results) -> None:
+        """Called once with lazily made results, before anyone can change them."""
 
     def _defer_results(self, build: Callable[[], object]) -> None:
         self.results = None
@@ -313,7 +317,7 @@ class FeatureEffect(_LazyResults, InterpretationMethod):
         self._grid_size_original = _check_grid_size(grid_size, len(feats))
         self._grid_points = grid_points
         self._anchor = _check_center_at(center_at)
-        self._interpolate = None
+        self._curve = None
         self._set_feature(feats)
         if not _defer:
             self._run()
@@ -433,18 +437,20 @@ class FeatureEffect(_LazyResults, InterpretationMethod):
     def _finish(self, plan, preds) -> None:
         names = self.predictor.output_names
         self._multiclass = len(names) > 1
+        self._curve = None
         if self.method == "ale":
             self.results = plan.finish(preds, names, center_at=self._anchor if self.n_features == 1 else None)
+            self._results_made(self.results)
         elif self.method == "pdp":
             self.results = plan.finish(preds, names)
+            self._results_made(self.results)
         else:      # ICE: the n·G-row table is made when results is first read
             self._defer_results(_Once(functools.partial(plan.finish, preds, names)))
-        self._interpolate = None
         self._finished = True
 
     def _flush(self) -> None:
         super()._flush()
-        self._interpolate = None
+        self._curve = None
 
     def _make_plan(self):
         if self.method == "ale":
@@ -543,23 +549,21 @@ class FeatureEffect(_LazyResults, InterpretationMethod):
                        self.predictor.batch_size, perms=perms, anchor_rows=anchor_rows)
 
     # ---------------------------------------------------------------- interpolation / predict
-    def _build_interpolator(self) -> None:
-        self._interpolate = None
-        if self.n_features != 1 or self._multiclass or self.method == "ice":
+    def _results_made(self, res) -> None:
+        """Keep a copy of the 1-D curve :meth:`predict` interpolates, as the run computed it
+        (iml builds its ``approxfun`` in ``run()``: editing ``results`` later does not change
+        the predictions, and copies of the object do not share it)."""
+        self._curve = None
+        if res is None or self.n_features != 1 or self._multiclass or self.method == "ice":
             return
-        res = self.results
         if self.method == "pdp+ice":      # the PDP rows come first (their .id is missing)
-            curve = res.iloc[:int(res[".id"].isna().sum())]
-        else:
-            curve = res
+            res = res.iloc[:int(res[".id"].isna().sum())]
         f = self.feature_name[0]
         if self.feature_type[0] != "categorical":
-            x = curve[f].to_numpy(dtype=float)
-            y = curve[".value"].to_numpy(dtype=float)
-            self._interpolate = lambda v: r_approx(x, y, v)
+            self._curve = ("numerical", res[f].to_numpy(dtype=float, copy=True),
+                           res[".value"].to_numpy(dtype=float, copy=True))
         else:
-            table = dict(zip(curve[f].astype(str), curve[".value"].to_numpy(dtype=float)))
-            self._interpolate = lambda v: np.array([table.get(str(u), np.nan) for u in v], dtype=float)
+            self._curve = ("categorical", dict(zip(res[f].astype(str), res[".value"].to_numpy(dtype=float))))
 
     def predict(self, data, extrapolate: bool = False) -> np.ndarray:
         """The effect curve at new feature values.
@@ -592,8 +596,9 @@ class FeatureEffect(_LazyResults, InterpretationMethod):
             raise ValueError("Only works for one-dimensional output: select one output with Predictor(class_=...)")
         if self.method == "ice":
             raise ValueError("predict() needs the PDP or ALE curve; method='ice' has none (use 'pdp+ice')")
-        if self._interpolate is None:
-            self._build_interpolator()
+        if self._curve is None:
+            self.results                      # noqa: B018 - an ICE table is made (and its curve kept) now
+        curve = self._curve
         f = self.feature_name[0]
         if isinstance(data, pd.DataFrame):
             if f not in data.columns:
@@ -608,7 +613,7 @@ class FeatureEffect(_LazyResults, InterpretationMethod):
                 f"got {type(data).__name__}" + (f" of shape {np.shape(data)}" if np.ndim(v) > 1 else ""))
         if self.feature_type[0] == "categorical":
             vals = list(v) if np.ndim(v) else [v]
-            return self._interpolate(vals)
+            return np.array([curve[1].get(str(u), np.nan) for u in vals], dtype=float)
         try:
             if isinstance(v, (pd.Series, pd.Index, pd.api.extensions.ExtensionArray)):
                 # nullable Int64 / Float64 values: <NA> is a missing value (NaN), as NA in R
@@ -620,9 +625,9 @@ class FeatureEffect(_LazyResults, InterpretationMethod):
         except (TypeError, ValueError):
             raise TypeError(f"data: the values of the numerical feature {f!r} must be numbers, got "
                             f"{list(np.atleast_1d(np.asarray(v, dtype=object)))[:3]!r}") from None
-        out = self._interpolate(vv)
+        out = r_approx(curve[1], curve[2], vv)
         if not extrapolate:
-            grid = self.results[f].to_numpy(dtype=float)
+            grid = curve[1]
             out[(vv < grid.min()) | (vv > grid.max())] = np.nan
         return out
 
@@ -632,14 +637,15 @@ class FeatureEffect(_LazyResults, InterpretationMethod):
         R equivalent: ``FeatureEffect$center(center.at)`` (which, for ALE, only warns; pyiml
         shifts the ALE curve to 0 at ``center_at``).
         """
-        old = (self._anchor, self._points)
-        self._anchor = _check_center_at(center_at)
+        anchor = _check_center_at(center_at)
+        saved = self.__dict__.copy()
         try:
+            self._anchor = anchor
             self._validate()
-        except Exception:
-            self._anchor, self._points = old
+            self._run(force=True)
+        except BaseException:
+            self._restore(saved)
             raise
-        self._run(force=True)
 
     def set_feature(self, feature: Union[str, Sequence[str]]) -> None:
         """Compute the effect of another feature (or pair) with the same settings.
@@ -648,13 +654,19 @@ class FeatureEffect(_LazyResults, InterpretationMethod):
         ``center_at`` are kept and apply to the new feature(s).
         """
         feats = _check_features(feature, self.sampler.feature_names, self.method)
-        old = (self.feature_name, self.n_features, self.feature_type, self.grid_size, self._points)
+        saved = self.__dict__.copy()
         try:
             self._set_feature(feats)
-        except Exception:
-            self.feature_name, self.n_features, self.feature_type, self.grid_size, self._points = old
+            self._run(force=True)
+        except BaseException:
+            self._restore(saved)
             raise
-        self._run(force=True)
+
+    def _restore(self, saved: dict) -> None:
+        """Undo a failed :meth:`center` / :meth:`set_feature` (a bad argument, or the model
+        failing on the new design): the object is again as it was, results included."""
+        self.__dict__.clear()
+        self.__dict__.update(saved)
 
     # ---------------------------------------------------------------- printing and plotting
     def _params_repr(self) -> list:

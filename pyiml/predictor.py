@@ -473,8 +473,7 @@ class Predictor:
         self._call, self._vector_name, self._matrix_prefix = _raw_prediction(model, predict_function, type)
         self._feature_cols: Optional[tuple] = None  # (newdata.columns seen last, the features it has)
         self.output_names: Optional[List[str]] = None
-        self._raw_names: Optional[List[str]] = None
-        self._col_index: Optional[np.ndarray] = None
+        self._selection: Optional[tuple] = None    # (raw output names, column index of class_ or None)
         self._label_levels: Optional[list] = None   # classes of label predictions, from data
 
     # ------------------------------------------------------------------ set-up
@@ -563,10 +562,9 @@ class Predictor:
                     f". That row has missing values in {na_in}: impute them or drop such rows from data"
                     if na_in else "")
             )
-        if self._raw_names != names:
-            self._raw_names = names
-            self._col_index = None
-            sel = names
+        selection = self._selection        # one read: other threads may replace it meanwhile
+        if selection is None or selection[0] != names:
+            index, sel = None, names
             if self.class_ is not None and len(names) > 1:
                 unknown = [c for c in self.class_ if c not in names]
                 if unknown:
@@ -574,11 +572,12 @@ class Predictor:
                         f"class_={self.class_!r} is not among the prediction columns {names}: "
                         "choose from those"
                     )
-                self._col_index = np.array([names.index(c) for c in self.class_])
+                index = np.array([names.index(c) for c in self.class_])
                 sel = list(self.class_)
             self.output_names = sel
-        if self._col_index is not None:
-            values = values[:, self._col_index]
+            selection = self._selection = (names, index)
+        if selection[1] is not None:
+            values = values[:, selection[1]]
         return values
 
     def _classes_of(self, labels: np.ndarray, where: str) -> list:
@@ -654,6 +653,22 @@ class Predictor:
             self.predict_array(self.data.X.iloc[:1])
         return len(self.output_names) > 1
 
+    def __getstate__(self):
+        # the model call is a closure over the model: rebuilt from the (copied) model on
+        # unpickling and in deepcopy, so that a copy predicts with its own model
+        state = self.__dict__.copy()
+        state["_call"] = None
+        state["_feature_cols"] = None
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._call, self._vector_name, self._matrix_prefix = _raw_prediction(
+            self.model, self.predict_function, self.type)
+
     def __repr__(self) -> str:
         out = f"Prediction task: {self.task}"
+        if self.task == "classification":   # iml's line (its prediction.colnames, never filled, print empty)
+            names = self.output_names or [str(c) for c in getattr(self.model, "classes_", [])]
+            out += "\nClasses:  " + ", ".join(names)
         return out

@@ -1,0 +1,129 @@
+"""Objects as Python users keep them: pickled, copied, edited, shared between threads, and a
+failed recomputation undone."""
+import copy
+import pickle
+import sys
+import threading
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.linear_model import LinearRegression
+
+from pyiml import FeatureEffect, FeatureImp, Predictor, RRandom, Shapley
+
+
+@pytest.fixture
+def data():
+    rng = np.random.default_rng(4)
+    d = pd.DataFrame({"a": rng.uniform(size=80), "b": rng.normal(size=80), "c": rng.uniform(size=80)})
+    return d.assign(y=3 * d["a"] - d["b"] + d["a"] * d["c"] + rng.normal(size=80) * 0.1)
+
+
+def _fit(d):
+    return LinearRegression().fit(d[["a", "b", "c"]], d["y"])
+
+
+def test_predictor_with_a_scikit_learn_model_pickles(data):
+    # was "Can't pickle local object '_raw_prediction.<locals>.<lambda>'", for every method too
+    p = Predictor(_fit(data), data=data, y="y")
+    objs = [p, FeatureImp(p, "mae", random_state=RRandom(1)), FeatureEffect(p, "a", method="pdp+ice", grid_size=4),
+            Shapley(p, data.drop(columns="y").iloc[[2]], sample_size=10, random_state=RRandom(2))]
+    for obj in objs:
+        back = pickle.loads(pickle.dumps(obj))
+        if obj is p:
+            pd.testing.assert_frame_equal(back.predict(data), p.predict(data))
+        else:
+            pd.testing.assert_frame_equal(back.results, obj.results, check_exact=True)
+    fe = pickle.loads(pickle.dumps(objs[2]))
+    np.testing.assert_array_equal(fe.predict([0.3, 0.7]), objs[2].predict([0.3, 0.7]))
+
+
+def test_deepcopy_of_a_predictor_predicts_with_its_own_model(data):
+    # the copy's model was copied, but its predictions still came from the original model
+    p = Predictor(_fit(data), data=data, y="y")
+    c = copy.deepcopy(p)
+    assert c.model is not p.model
+    before = p.predict(data.head(3))
+    c.model.fit(data[["a", "b", "c"]], -data["y"])
+    pd.testing.assert_frame_equal(p.predict(data.head(3)), before)
+    np.testing.assert_allclose(c.predict(data.head(3))["pred"], -before["pred"], rtol=1e-10)
+
+
+@pytest.mark.parametrize("method", ["pdp", "pdp+ice", "ale"])
+def test_feature_effect_predict_uses_the_computed_curve(data, method):
+    """iml builds the interpolating function in run(): editing results afterwards does not
+    change predict(); pyiml built it from results on the first predict() (and a deepcopy made
+    after that shared it)."""
+    p = Predictor(_fit(data), data=data, y="y")
+    ref = FeatureEffect(p, "a", method=method, grid_size=5)
+    want = ref.predict([0.3, 0.55])
+    fe = FeatureEffect(p, "a", method=method, grid_size=5)
+    fe.results[".value"] = fe.results[".value"] * 100          # edited before the first predict()
+    np.testing.assert_array_equal(fe.predict([0.3, 0.55]), want)
+    fe2 = FeatureEffect(p, "a", method=method, grid_size=5)
+    fe2.predict([0.3])
+    twin = copy.deepcopy(fe2)
+    fe2.results[".value"].to_numpy()[:] *= 100                 # edited in place after it
+    np.testing.assert_array_equal(fe2.predict([0.3, 0.55]), want)
+    np.testing.assert_array_equal(twin.predict([0.3, 0.55]), want)
+    if method == "pdp+ice":
+        fe3 = FeatureEffect(p, "a", method=method, grid_size=5)
+        fe3.results.sort_values("a", inplace=True)              # PDP rows no longer first
+        np.testing.assert_array_equal(fe3.predict([0.3, 0.55]), want)
+    pickle.loads(pickle.dumps(fe2))                             # was: the interpolator (a lambda) failed
+
+
+@pytest.mark.parametrize("change", ["center", "set_feature"])
+def test_failed_recomputation_leaves_the_effect_as_it_was(data, change):
+    # was: results None, the new center_at kept, then plot() "call run() first!" and predict()
+    # "'NoneType' object is not subscriptable"
+    fail = {"on": False}
+
+    def f(nd):
+        if fail["on"]:
+            raise RuntimeError("model down")
+        return (3 * nd["a"] - nd["b"]).to_numpy()
+    fe = FeatureEffect(Predictor(predict_function=f, data=data.drop(columns="y")), "a", method="pdp", grid_size=4)
+    before = fe.results.copy()
+    fail["on"] = True
+    with pytest.raises(RuntimeError, match="model down"):
+        fe.center(0.5) if change == "center" else fe.set_feature("b")
+    fail["on"] = False
+    pd.testing.assert_frame_equal(fe.results, before)
+    assert fe.center_at is None and fe.feature_name == ["a"]
+    assert np.isfinite(fe.predict([0.5])).all()
+    fe.plot()
+
+
+def test_first_concurrent_predictions_select_class_(data):
+    # two threads' first predict() calls could return every output column, unselected
+    X = data.drop(columns="y")
+
+    def f(nd):
+        a = nd["a"].to_numpy()
+        return pd.DataFrame({"lo": 1 - a, "mid": a / 2, "hi": a / 2})
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        for _ in range(300):
+            p = Predictor(predict_function=f, data=X, class_="mid")
+            bar, out = threading.Barrier(2), []
+
+            def work():
+                bar.wait()
+                out.append(list(p.predict(X.head(3)).columns))
+            ts = [threading.Thread(target=work) for _ in range(2)]
+            for t in ts:
+                t.start()
+            for t in ts:
+                t.join()
+            assert out == [["mid"], ["mid"]]
+    finally:
+        sys.setswitchinterval(old)
+
+
+def test_classifier_predictor_prints_its_classes(data):
+    from sklearn.linear_model import LogisticRegression
+    m = LogisticRegression().fit(data[["a", "b"]], np.where(data["a"] > 0.5, "yes", "no"))
+    assert repr(Predictor(m, data=data[["a", "b"]])) == "Prediction task: classification\nClasses:  no, yes"
