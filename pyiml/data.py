@@ -182,7 +182,7 @@ class Data:
             if len(yv) != n:
                 hint = ""
                 if len(yv) == 1 and isinstance(yv[0], str) and yv[0] in X.columns:
-                    hint = f"; to name the target column pass the string y={yv[0]!r}"
+                    hint = f"; to name the target column pass the string y={str(yv[0])!r}"
                 raise ValueError(f"y has length {len(yv)} but data has {n} rows: they must match{hint}")
             if isinstance(y, pd.Series):
                 _check_y_order(y, X)

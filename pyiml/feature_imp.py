@@ -318,7 +318,7 @@ class FeatureImp(InterpretationMethod):
                     f"features must be feature names (str) or a dict of groups {{name: [columns]}}, got {feats!r}"
                 )
             if len(set(feats)) != len(feats):
-                dup = sorted({f for f in feats if feats.count(f) > 1})
+                dup = sorted({str(f) for f in feats if feats.count(f) > 1})
                 raise ValueError(f"features contains duplicated names {dup}: give each feature once (got {feats!r})")
             groups = {f: [f] for f in feats}
         else:

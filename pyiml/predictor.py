@@ -604,12 +604,12 @@ class Predictor:
                 found.update(_label_classes(vals, where))
             self._label_levels = _label_classes(np.array(list(found), dtype=object), where)
         known = set(self._label_levels)
-        new = [c for c in seen if c not in known]
+        new = [str(c) for c in seen if c not in known]
         if new:
             raise ValueError(
                 f"the {where} predicted the class label(s) {new} for newdata but for no row of data; pyiml "
-                f"takes the classes of predicted labels from data ({self._label_levels}) so that every call "
-                "has the same columns: return a pandas Categorical whose categories hold every class, or "
+                f"takes the classes of predicted labels from data ({[str(c) for c in self._label_levels]}) so "
+                "that every call has the same columns: return a pandas Categorical whose categories hold every class, or "
                 "class probabilities (e.g. predict_proba)")
         return self._label_levels
 
