@@ -33,6 +33,7 @@ from __future__ import annotations
 import functools
 
 import numbers
+import threading
 import warnings
 from typing import Callable, Dict, List, Literal, Optional, Sequence, Union
 
@@ -178,6 +179,9 @@ def _check_points(points, what: str) -> list:
 
 
 # ---------------------------------------------------------------------------- FeatureEffect
+_BUILD_LOCK = threading.RLock()   # lazy results are made once, also when threads read them together
+
+
 class _LazyResults:
     """``results`` made on first access from what the run kept.
 
@@ -190,11 +194,13 @@ class _LazyResults:
     @property
     def results(self):
         d = self.__dict__
-        build = d.get("_build_results")
-        if build is not None:
-            d["_results"] = build()
-            d["_build_results"] = None
-            self._results_made(d["_results"])
+        if d.get("_build_results") is not None:
+            with _BUILD_LOCK:
+                build = d.get("_build_results")
+                if build is not None:
+                    d["_results"] = build()
+                    d["_build_results"] = None
+                    self._results_made(d["_results"])
         return d.get("_results")
 
     @results.setter

@@ -127,3 +127,25 @@ def test_classifier_predictor_prints_its_classes(data):
     from sklearn.linear_model import LogisticRegression
     m = LogisticRegression().fit(data[["a", "b"]], np.where(data["a"] > 0.5, "yes", "no"))
     assert repr(Predictor(m, data=data[["a", "b"]])) == "Prediction task: classification\nClasses:  no, yes"
+
+
+def test_threads_reading_a_lazy_ice_table_get_one_table(data):
+    p = Predictor(_fit(data), data=data, y="y")
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        for _ in range(30):
+            fe = FeatureEffect(p, "a", method="pdp+ice", grid_size=30)
+            bar, out = threading.Barrier(2), []
+
+            def read():
+                bar.wait()
+                out.append(fe.results)
+            ts = [threading.Thread(target=read) for _ in range(2)]
+            for t in ts:
+                t.start()
+            for t in ts:
+                t.join()
+            assert out[0] is out[1]
+    finally:
+        sys.setswitchinterval(old)
