@@ -2,10 +2,11 @@
 
 ``report`` explains a pickled model on a CSV file with every pyiml method and writes one
 self-contained HTML page; ``demo`` does the same for models fitted on data shipped with
-scikit-learn. Only the report location is printed (plus a progress bar on a terminal).
-Usage errors (missing file, unknown column or method, a model without ``predict``) exit with
-status 2 and one message; a method that fails while the report is built is shown in the report
-and makes the exit status 1.
+scikit-learn. Only the report location is printed (nothing with ``--quiet``; a progress bar
+with ``--progress``); warnings raised while a method runs are shown in the report.
+Usage errors (missing file, unknown column or method, a model without ``predict``, an output
+directory that cannot be made) exit with status 2 and one message; a method that fails while
+the report is built is shown in the report and makes the exit status 1.
 """
 from __future__ import annotations
 
@@ -39,6 +40,15 @@ def _pos_int(text: str) -> int:
     return v
 
 
+def _int_at_least(low: int):
+    def parse(text: str) -> int:
+        v = _nonneg_int(text)
+        if v < low:
+            raise argparse.ArgumentTypeError(f"expected a number >= {low}, got {v}")
+        return v
+    return parse
+
+
 def _add_common(p: argparse.ArgumentParser, default_out: str) -> None:
     p.add_argument("--out", default=default_out, metavar="DIR",
                    help=f"directory of the report (index.html), default {default_out!r}")
@@ -51,13 +61,15 @@ def _add_common(p: argparse.ArgumentParser, default_out: str) -> None:
                        help="R-exact random draws: pyiml.RRandom(N) per method, the numbers of CRAN iml after "
                             "set.seed(N)")
     p.add_argument("--no-r", action="store_true", help="skip the side-by-side comparison with CRAN iml")
-    p.add_argument("--quick", action="store_true", help="small method settings (seconds instead of a minute)")
-    p.add_argument("--grid-size", type=_pos_int, metavar="N", help="FeatureEffect grid size (default 20)")
+    p.add_argument("--quick", action="store_true",
+                   help="small method settings (seconds instead of a minute; at most 120 rows unless --max-rows)")
+    p.add_argument("--grid-size", type=_int_at_least(2), metavar="N", help="FeatureEffect grid size (default 20)")
     p.add_argument("--n-repetitions", type=_pos_int, metavar="N", help="FeatureImp repetitions (default 5)")
     p.add_argument("--sample-size", type=_pos_int, metavar="N", help="Shapley sample size (default 100)")
-    p.add_argument("--max-rows", type=_pos_int, metavar="N",
+    p.add_argument("--max-rows", type=_int_at_least(2), metavar="N",
                    help="use at most N rows of the data (a fixed random subset; default 2000)")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--progress", action="store_true", help="show a progress bar on stderr")
+    p.add_argument("--quiet", action="store_true", help="print nothing (not even where the report was written)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -80,7 +92,8 @@ def build_parser() -> argparse.ArgumentParser:
     rep.set_defaults(subparser=rep)
     demo = sub.add_parser("demo", help="explain models fitted on data shipped with scikit-learn",
                           description="Explain a gradient boosting regressor (diabetes data) and a random forest "
-                                      "classifier (iris data) with every pyiml method.")
+                                      "classifier (iris data) with every pyiml method; R-exact draws "
+                                      "(--r-seed 1) unless --seed or --r-seed is given.")
     _add_common(demo, "report")
     demo.set_defaults(subparser=demo)
     return parser
@@ -136,20 +149,31 @@ def _load_model(parser: argparse.ArgumentParser, path: Path):
 def _load_data(parser: argparse.ArgumentParser, path: Path, target: str, model):
     import pandas as pd
 
-    if not path.is_file():
-        parser.error(f"--data: no such file: {path}")
+    _check_data_path(parser, path)
     try:
         data = pd.read_csv(path)
+        header = [str(c) for c in pd.read_csv(path, header=None, nrows=1, dtype=str).iloc[0]]
     except Exception as exc:
         parser.error(f"--data: cannot read {path} as CSV: {type(exc).__name__}: {exc}")
+    dup = sorted({c for c in header if header.count(c) > 1})
+    if dup:
+        parser.error(f"--data: {path.name} has duplicated column names ({', '.join(dup)}): name every column once")
     if target not in data.columns:
         columns = ", ".join(map(str, data.columns))
-        parser.error(f"--target: {target!r} is not a column of {path.name} (columns: {columns})")
+        hint = ""
+        if data.shape[1] == 1 and any(sep in str(data.columns[0]) for sep in ";\t|"):
+            hint = "; the file seems not to be comma-separated: save it with ',' between the values"
+        parser.error(f"--target: {target!r} is not a column of {path.name} (columns: {columns}){hint}")
+    if len(data) < 2:
+        parser.error(f"--data: {path.name} has {len(data)} data row(s); the report needs at least 2")
     if data[target].isna().any():
         parser.error(f"--target: column {target!r} has missing values; drop those rows first")
     expected = getattr(model, "feature_names_in_", None)
     if expected is not None:
         expected = [str(c) for c in expected]
+        if target in expected:
+            parser.error(f"--target: {target!r} is one of the columns the model was fitted with; give the column "
+                         "the model predicts")
         missing = [c for c in expected if c not in data.columns]
         if missing:
             parser.error(f"--data: the model needs column(s) {', '.join(missing)} that {path.name} does not have")
@@ -157,6 +181,32 @@ def _load_data(parser: argparse.ArgumentParser, path: Path, target: str, model):
     if data.shape[1] < 3:
         parser.error(f"--data: {path.name} needs at least two feature columns besides the target")
     return data
+
+
+_NOT_CSV = (".xlsx", ".xls", ".parquet", ".feather", ".json", ".pkl", ".pickle", ".h5", ".hdf5")
+
+
+def _check_data_path(parser: argparse.ArgumentParser, path: Path) -> None:
+    if path.is_dir():
+        parser.error(f"--data: {path} is a directory; give the CSV file")
+    if not path.is_file():
+        parser.error(f"--data: no such file: {path}")
+    if path.suffix.lower() in _NOT_CSV:
+        parser.error(f"--data: only CSV files are read; save {path.name} as CSV (pandas: df.to_csv(path, "
+                     "index=False))")
+
+
+def _check_out(parser: argparse.ArgumentParser, out: str) -> None:
+    """The report directory, made now: a bad --out must not wait for every method to run."""
+    d = Path(out)
+    if d.exists() and not d.is_dir():
+        parser.error(f"--out: {d} exists and is not a directory")
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        parser.error(f"--out: cannot make the directory {d}: {exc.strerror or exc}")
+    if not os.access(d, os.W_OK):
+        parser.error(f"--out: cannot write to {d}")
 
 
 def _categorical_text(data):
@@ -181,14 +231,21 @@ def _predictable(parser: argparse.ArgumentParser, model, data, target: str):
 
 
 def _run(args, cases, methods, title: str, intro: str) -> int:
+    import warnings
+
     from .report import build_report
 
-    result = build_report(cases, out_dir=args.out, methods=methods, settings=_settings(args), seed=args.seed,
-                          r_seed=args.r_seed, compare_r=not args.no_r, progress=False if args.quiet else None,
-                          title=title, intro=intro)
-    print(f"Report written to {result.path.resolve()}")
-    for f in result.failures:
-        print(f"pyiml: {f}", file=sys.stderr)
+    with warnings.catch_warnings():
+        # a method's warnings are notes in the report; the rest (e.g. matplotlib's missing glyphs of
+        # a font) would only clutter the terminal
+        warnings.simplefilter("ignore")
+        result = build_report(cases, out_dir=args.out, methods=methods, settings=_settings(args), seed=args.seed,
+                              r_seed=args.r_seed, compare_r=not args.no_r, progress=bool(args.progress),
+                              title=title, intro=intro)
+    if not args.quiet:
+        print(f"Report written to {result.path.resolve()}")
+        for f in result.failures:
+            print(f"pyiml: {f}", file=sys.stderr)
     return 1 if result.failures else 0
 
 
@@ -196,8 +253,8 @@ def _report(parser, args) -> int:
     from .report import Case
 
     methods = _methods(parser, args.methods)
-    if not Path(args.data).is_file():
-        parser.error(f"--data: no such file: {args.data}")
+    _check_data_path(parser, Path(args.data))
+    _check_out(parser, args.out)
     model = _load_model(parser, Path(args.model))
     data = _load_data(parser, Path(args.data), args.target, model)
     if args.row >= len(data):
@@ -225,6 +282,7 @@ def _demo(parser, args) -> int:
     from .report import demo_cases
 
     methods = _methods(parser, args.methods)
+    _check_out(parser, args.out)
     if args.seed is None and args.r_seed is None:
         args.r_seed = 1
     return _run(args, demo_cases(), methods, "pyiml demo report",

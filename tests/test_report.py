@@ -232,6 +232,13 @@ def user_files(tmp_path_factory):
     with open(d / "notamodel.pkl", "wb") as fh:
         pickle.dump({"coef": [1, 2]}, fh)
     (d / "garbage.pkl").write_bytes(b"not a pickle")
+    df.head(0).to_csv(d / "header_only.csv", index=False)
+    df.head(1).to_csv(d / "one_row.csv", index=False)
+    df.to_csv(d / "semi.csv", index=False, sep=";")
+    (d / "dup.csv").write_text("a,b,a,y\n1,2,3,4\n5,6,7,8\n")
+    (d / "data.xlsx").write_bytes(b"PK\x03\x04 not really")
+    (d / "adir").mkdir()
+    (d / "afile").write_text("x")
     return d
 
 
@@ -251,16 +258,29 @@ def _cli(args, capsys):
     ({"--methods": "FeatureImp,Lime"}, "unknown method 'Lime'"),
     ({"--row": "60"}, "--row: 60 is outside the data"),
     ({"--loss": "hinge"}, "--loss: unknown loss 'hinge'"),
+    # were: "--row: 0 is outside the data (0..-1)", a raw IndexError traceback, "no such file", a
+    # UnicodeDecodeError, a list of one column "a;b;c;y", a silent renaming to a.1, sklearn's
+    # multi-line feature-name message, four failed sections, a traceback after every method ran
+    ({"--data": "header_only.csv"}, "--data: header_only.csv has 0 data row"),
+    ({"--data": "one_row.csv"}, "--data: one_row.csv has 1 data row.*at least 2"),
+    ({"--data": "adir"}, "--data: .*adir is a directory"),
+    ({"--data": "data.xlsx"}, "--data: only CSV files are read"),
+    ({"--data": "semi.csv"}, "seems not to be comma-separated"),
+    ({"--data": "dup.csv"}, r"duplicated column names \(a\)"),
+    ({"--target": "a"}, "--target: 'a' is one of the columns the model was fitted with"),
+    ({"--grid-size": "1"}, "--grid-size: .*expected a number >= 2"),
+    ({"--out": "afile"}, "--out: .*afile exists and is not a directory"),
 ])
 def test_cli_usage_errors_exit_2_with_a_message(user_files, tmp_path, capsys, change, message):
     opts = {"--data": "data.csv", "--target": "y", "--model": "model.pkl"}
     opts.update(change)
     args = ["report"]
+    opts.setdefault("--out", str(tmp_path))
     for k, v in opts.items():
-        if k in ("--data", "--model"):
+        if k in ("--data", "--model") or (k == "--out" and v == "afile"):
             v = str(user_files / v)
         args += [k, v]
-    code, out, err = _cli(args + ["--out", str(tmp_path), "--quiet"], capsys)
+    code, out, err = _cli(args + ["--quiet"], capsys)
     assert code == 2
     assert out == ""
     assert re.search(message, err), err
@@ -331,3 +351,50 @@ def test_python_m_pyiml_subprocess_errors_have_no_traceback(tmp_path):
     assert res.returncode == 2
     assert "--data: no such file" in res.stderr and "Traceback" not in res.stderr
     assert res.stdout == ""
+
+
+def _awkward_case(kind):
+    from sklearn.ensemble import RandomForestClassifier
+    from sklearn.linear_model import LinearRegression
+
+    from pyiml.report import Case
+
+    rng = np.random.default_rng(1)
+    n = 80
+    if kind == "slugs":       # "x 1" and "x-1" slug alike; a constant column
+        df = pd.DataFrame({"x 1": rng.normal(size=n), "x-1": rng.normal(size=n), "k": np.ones(n)})
+        df["y"] = df["x 1"] + 2 * df["x-1"]
+        model = LinearRegression().fit(df[["x 1", "x-1", "k"]], df["y"])
+    elif kind == "bool":      # a bool target: classes named "False", "True"
+        df = pd.DataFrame({"a": rng.normal(size=n), "b": rng.normal(size=n)})
+        df["y"] = df["a"] > 0
+        model = RandomForestClassifier(n_estimators=20, random_state=0).fit(df[["a", "b"]], df["y"])
+    elif kind == "float_labels":
+        df = pd.DataFrame({"a": rng.normal(size=n), "b": rng.normal(size=n)})
+        df["y"] = np.where(df["a"] > 0, 2.0, 1.0)
+        model = RandomForestClassifier(n_estimators=20, random_state=0).fit(df[["a", "b"]], df["y"])
+    else:                     # a constant target: R² undefined, model error 0
+        df = pd.DataFrame({"a": rng.normal(size=n), "b": rng.normal(size=n), "y": np.full(n, 3.0)})
+        model = LinearRegression().fit(df[["a", "b"]], df["y"])
+    return Case(key=kind, title=kind, model=model, data=df, target="y")
+
+
+def test_report_on_awkward_data(tmp_path, monkeypatch):
+    """Features whose names slug alike (was: "duplicated section ids" after every method ran), a
+    constant feature (was: FeatureEffects failed), a bool or float-labelled classifier (was:
+    accuracy 0.000), a constant target (was: R² nan, FeatureImp's text said ratio)."""
+    _no_r(monkeypatch)
+    s = Settings.small()
+    s.top_features = 2
+    res = build_report([_awkward_case(k) for k in ("slugs", "bool", "float_labels", "constant")],
+                       out_dir=tmp_path, settings=s, seed=1)
+    page = res.path.read_text(encoding="utf-8")
+    assert len(res.section_ids) == len(set(res.section_ids))
+    assert "slugs-effect-x-1" in res.section_ids and "slugs-effect-x-1-2" in res.section_ids
+    assert not any("FeatureEffects failed" in f for f in res.failures), res.failures
+    assert "Left out, constant in the data (no effect to show): <code>k</code>" in page
+    acc = re.findall(r"accuracy on these data</th><td>([0-9.]+)", page)
+    assert len(acc) == 2 and all(float(a) > 0.9 for a in acc), acc
+    assert "R² on these data</th><td>undefined (constant target)" in page
+    assert "minus the original error (0)" in page
+    assert "No comparison: R is not installed (test). Install R" in page   # what is missing, then how to get it

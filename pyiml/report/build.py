@@ -22,7 +22,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 import pandas as pd
 
-from .html import Image, KeyValues, Note, Pre, Report, Section, Table, Text, figure_png, render
+from .html import Image, KeyValues, Note, Pre, Report, Section, Table, Text, figure_png, format_number, render
 from .html import slug as _slug
 
 __all__ = [
@@ -227,11 +227,11 @@ class CaseResult:
 
 # ---------------------------------------------------------------------------- progress
 class _Progress:
-    """Step progress on stderr: a tqdm bar when stderr is a terminal (or when forced)."""
+    """Step progress on stderr (a tqdm bar) when ``enabled``."""
 
-    def __init__(self, total: int, enabled: Optional[bool], desc: str):
+    def __init__(self, total: int, enabled: bool, desc: str):
         self.bar = None
-        self.enabled = sys.stderr.isatty() if enabled is None else bool(enabled)
+        self.enabled = bool(enabled)
         if not self.enabled:
             return
         try:
@@ -281,20 +281,23 @@ def _feature_summary(data) -> pd.DataFrame:
         if ftype == "categorical":
             counts = col.astype(object).value_counts()
             top = ", ".join(f"{k} ({v})" for k, v in counts.head(4).items())
-            rows.append({"feature": name, "type": ftype, "mean": np.nan, "sd": np.nan, "min": np.nan,
-                         "max": np.nan, "levels (count)": top + (" …" if len(counts) > 4 else "")})
+            rows.append({"feature": name, "type": ftype, "mean": "", "sd": "", "min": "", "max": "",
+                         "levels (count)": top + (" …" if len(counts) > 4 else "")})
         else:
             v = col.to_numpy(dtype=float)
             rows.append({"feature": name, "type": ftype, "mean": np.nanmean(v), "sd": np.nanstd(v, ddof=1),
                          "min": np.nanmin(v), "max": np.nanmax(v), "levels (count)": ""})
-    return pd.DataFrame(rows)
+    out = pd.DataFrame(rows)
+    for c in ("mean", "sd", "min", "max"):   # numbers shown with 4 significant digits, text cells empty
+        out[c] = [v if isinstance(v, str) else format_number(v, 4) for v in out[c]]
+    return out
 
 
 def _correlated_pairs(data, threshold: float = 0.7, limit: int = 5) -> List[Tuple[str, str, float]]:
     """Pairs of numerical/integer features whose Pearson correlation is at least ``threshold``
     in absolute value, strongest first (at most ``limit``)."""
     num = [f for f in data.feature_names if data.feature_types[f] != "categorical"]
-    if len(num) < 2:
+    if len(num) < 2 or data.n_rows < 3:
         return []
     X = data.X[num].astype(float)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -303,6 +306,23 @@ def _correlated_pairs(data, threshold: float = 0.7, limit: int = 5) -> List[Tupl
              if np.isfinite(corr[i, j]) and abs(corr[i, j]) >= threshold]
     pairs.sort(key=lambda t: -abs(t[2]))
     return pairs[:limit]
+
+
+def _class_names(y: pd.Series, classes: List[str]) -> np.ndarray:
+    """The target's values written as the class names of the prediction columns: of the
+    spellings ``str(v)`` (``True``, ``1.0``, ``a``), whole numbers without decimals (``1``) and R's
+    ``as.character``, the one that names the most classes."""
+    from .._algorithms.rformat import r_as_character
+
+    vals = y.to_numpy(dtype=object)
+    ways = [np.asarray([str(v) for v in vals], dtype=object)]
+    if pd.api.types.is_numeric_dtype(y.dtype) and not pd.api.types.is_bool_dtype(y.dtype):
+        f = y.to_numpy(dtype=float)
+        if np.all(np.mod(f, 1) == 0):
+            ways.append(np.asarray([str(int(v)) for v in f], dtype=object))
+        ways.append(np.asarray(r_as_character(f), dtype=object))
+    names = set(classes)
+    return max(ways, key=lambda w: np.isin(w, list(names)).sum())
 
 
 def _image(fig, alt: str, caption: str, dpi: int) -> Image:
@@ -350,6 +370,7 @@ class _CaseExplainer:
         self.top: List[str] = []
         self.row = case.row
         self.correlated: List[Tuple[str, str, float]] = []
+        self._ids: set = set()
 
     # random sources -------------------------------------------------------
     def random_state(self):
@@ -363,7 +384,15 @@ class _CaseExplainer:
         return self.r_seed is not None
 
     def _sid(self, name: str) -> str:
-        return f"{self.case.key}-{name}"
+        """A section id unique in the case (features whose names slug alike, ``x 1`` and ``x-1``,
+        get ``-2``, ``-3``, …)."""
+        base = sid = f"{self.case.key}-{name}"
+        k = 1
+        while sid in self._ids:
+            k += 1
+            sid = f"{base}-{k}"
+        self._ids.add(sid)
+        return sid
 
     def _add_run(self, run: Run) -> None:
         """Keep ``run`` for the R side, with the time of the step that computed it (the last
@@ -404,6 +433,8 @@ class _CaseExplainer:
         case = self.case
         if case.target not in case.data.columns:
             raise ValueError(f"target {case.target!r} is not a column of the data")
+        if len(case.data) < 2:
+            raise ValueError(f"the data has {len(case.data)} row(s); the report needs at least 2")
         if not 0 <= case.row < len(case.data):
             raise ValueError(f"row {case.row} is outside the data (0..{len(case.data) - 1})")
         data, subset_note, self.row = _subset_rows(case.data, self.s.max_rows, case.row)
@@ -448,16 +479,14 @@ class _CaseExplainer:
             y = data[case.target]
             if pred.shape[1] > 1:
                 labels = np.asarray(pred.columns)[np.argmax(pred.to_numpy(), axis=1)]
-                truth = y.astype(object).to_numpy()
-                if pd.api.types.is_numeric_dtype(y.dtype) and np.all(np.mod(y.to_numpy(dtype=float), 1) == 0):
-                    truth = y.astype("int64").to_numpy()
-                acc = float(np.mean(labels == np.asarray([str(v) for v in truth], dtype=object)))
+                truth = _class_names(y, list(pred.columns))
+                acc = float(np.mean(labels == truth))
                 info["accuracy on these data"] = f"{acc:.3f}"
             elif pd.api.types.is_numeric_dtype(y.dtype):
                 yv, fv = y.to_numpy(dtype=float), pred.iloc[:, 0].to_numpy(dtype=float)
                 ss = float(np.sum((yv - yv.mean()) ** 2))
-                r2 = 1 - float(np.sum((yv - fv) ** 2)) / ss if ss > 0 else float("nan")
-                info["R² on these data"] = f"{r2:.3f}"
+                info["R² on these data"] = (f"{1 - float(np.sum((yv - fv) ** 2)) / ss:.3f}" if ss > 0
+                                            else "undefined (constant target)")
                 info["mean prediction"] = f"{fv.mean():.4g}"
         sec.add(KeyValues(info))
         if subset_note:
@@ -476,10 +505,11 @@ class _CaseExplainer:
         pyiml, case = self.pyiml, self.case
         loss = case.loss or ("ce" if self.predictor.is_multiclass else "mae")
         sec = Section(self._sid("featureimp"), "Feature importance (FeatureImp)")
-        sec.add(Text(f"Permutation feature importance: the model error (loss `{loss}`) after permuting a "
+        intro = Text(f"Permutation feature importance: the model error (loss `{loss}`) after permuting a "
                      f"feature, as a ratio of the original error, {self.s.n_repetitions} permutations per "
                      "feature. The bars span the 5% and 95% quantiles of the repetitions, the point is their "
-                     "median."))
+                     "median.")
+        sec.add(intro)
         kwargs = dict(loss=loss, compare="ratio", n_repetitions=self.s.n_repetitions)
         if self.s.n_repetitions < 2:
             sec.add(Note("One permutation per feature: importance.05 = importance = importance.95, so there is no "
@@ -491,6 +521,8 @@ class _CaseExplainer:
         obj = self._step("FeatureImp", lambda: make(self.random_state()), sec)
         if obj is None:
             return sec
+        if obj.compare == "difference":   # iml's switch when the model error is 0
+            intro.text = intro.text.replace("as a ratio of the original error", "minus the original error (0)")
         res = obj.results
         self.top = [str(f) for f in res["feature"].tolist()][: max(self.s.top_features, 1)]
         fig = self._step("FeatureImp plot", obj.plot, sec)
@@ -543,6 +575,13 @@ class _CaseExplainer:
         sec.add(Text(f"ALE of every feature on a shared y axis (grid size {self.s.grid_size}): a flat curve means "
                      "the feature hardly changes the prediction."))
         kwargs = dict(method="ale", grid_size=self.s.grid_size)
+        X = self.predictor.data.X
+        constant = [f for f in self.features if X[f].nunique(dropna=True) < 2]
+        if constant:
+            kwargs["features"] = [f for f in self.features if f not in constant]
+            sec.add(Note(f"Left out, constant in the data (no effect to show): {', '.join(f'`{c}`' for c in constant)}."))
+            if not kwargs["features"]:
+                return sec
         obj = self._step("FeatureEffects", lambda: pyiml.FeatureEffects(
             self.predictor, random_state=self.random_state(), **kwargs), sec)
         if obj is None:
@@ -551,7 +590,7 @@ class _CaseExplainer:
         if fig is not None:
             sec.add(_image(fig, "FeatureEffects plot", "ALE of every feature.", self.s.dpi))
         res = obj.results
-        self._add_run(Run("featureeffects", f"FeatureEffects ale ({len(self.features)} features)", "FeatureEffects",
+        self._add_run(Run("featureeffects", f"FeatureEffects ale ({len(res)} features)", "FeatureEffects",
                              kwargs, {"results": res}, value_columns=[".value"],
                              key_columns=[".feature", ".class", ".borders"]))
         return sec
@@ -581,9 +620,11 @@ class _CaseExplainer:
                              {"results": res}, random=True, seeded=self.exact,
                              rerun=lambda rs: {"results": make(rs).results},
                              value_columns=[".interaction"], key_columns=keys))
-        strength = res.groupby(".feature", sort=False)[".interaction"].max()
-        strength = strength[np.isfinite(strength.to_numpy(dtype=float))]
+        finite = res[np.isfinite(res[".interaction"].to_numpy(dtype=float))]
+        strength = finite.groupby(".feature", sort=False)[".interaction"].max()
         if strength.empty:
+            sec.add(Note("No finite H statistic (every grid prediction equal, H = 0/0 or noise/0): the two-way "
+                         "interactions are not shown."))
             return sec
         best = str(strength.idxmax())
         two = Section(self._sid("interaction-2way"), f"Two-way interactions of `{best}`")
@@ -601,8 +642,8 @@ class _CaseExplainer:
                                  dict(kwargs, feature=best), {"results": res2}, random=True, seeded=self.exact,
                                  rerun=lambda rs: {"results": make(rs, feature=best).results},
                                  value_columns=[".interaction"], key_columns=keys))
-            s2 = res2.groupby(".feature", sort=False)[".interaction"].max()
-            s2 = s2[np.isfinite(s2.to_numpy(dtype=float))]
+            s2 = res2[np.isfinite(res2[".interaction"].to_numpy(dtype=float))]
+            s2 = s2.groupby(".feature", sort=False)[".interaction"].max()
             if not s2.empty:
                 pair_label = str(s2.idxmax())
                 other = [f for f in pair_label.split(":") if f != best]
@@ -806,7 +847,7 @@ def _tree_text(obj, outputs: List[str]) -> str:
 
 
 def explain_case(case: Case, methods: Optional[Sequence[str]] = None, settings: Optional[Settings] = None,
-                 seed: Optional[int] = None, r_seed: Optional[int] = None, progress: Optional[bool] = None
+                 seed: Optional[int] = None, r_seed: Optional[int] = None, progress: bool = False
                  ) -> CaseResult:
     """Explain one case with every requested method.
 
@@ -821,8 +862,8 @@ def explain_case(case: Case, methods: Optional[Sequence[str]] = None, settings: 
     r_seed : int or None
         Use ``pyiml.RRandom(r_seed)`` per method, so the numbers equal CRAN iml's after
         ``set.seed(r_seed)``. Takes precedence over ``seed``.
-    progress : bool or None
-        Step progress on stderr; None: only when stderr is a terminal.
+    progress : bool, default False
+        Step progress on stderr (a tqdm bar).
 
     Returns
     -------
@@ -845,7 +886,7 @@ def _n_steps(methods: Sequence[str], s: Settings) -> int:
 
 def build_report(cases: Sequence[Case], out_dir="report", methods: Optional[Sequence[str]] = None,
                  settings: Optional[Settings] = None, seed: Optional[int] = None, r_seed: Optional[int] = None,
-                 compare_r: bool = True, progress: Optional[bool] = None, title: Optional[str] = None,
+                 compare_r: bool = True, progress: bool = False, title: Optional[str] = None,
                  intro: str = "") -> "BuildResult":
     """Explain ``cases`` and write ``out_dir/index.html``.
 
@@ -863,8 +904,8 @@ def build_report(cases: Sequence[Case], out_dir="report", methods: Optional[Sequ
         methods with ``RRandom(seed or 1)`` for the comparison.
     compare_r : bool
         Add the CRAN iml section when R and iml are available (else one line says how to get it).
-    progress : bool or None
-        Progress on stderr; None: only on a terminal.
+    progress : bool, default False
+        Step progress on stderr (a tqdm bar).
     title : str or None
     intro : str
         A sentence under the title.
@@ -909,8 +950,10 @@ def build_report(cases: Sequence[Case], out_dir="report", methods: Optional[Sequ
     if do_r:
         rows = [row for c in comparisons for row in c.rows]
         agree = sum(str(row["agreement"]).startswith(("identical", "equal")) for row in rows)
-        header.append(Text(f"CRAN iml, run on the same model and data: {agree} of {len(rows)} results agree "
-                           "(identical, or equal to 1e-10 relative) — see the last section."))
+        failed = sum(str(row["agreement"]) == "iml failed" for row in rows)
+        extra = f"; iml failed on {failed} (notes in that section)" if failed else ""
+        header.append(Text(f"CRAN iml, run on the same model and data: {agree} of {len(rows) - failed} compared "
+                           f"results agree (identical, or equal to 1e-10 relative){extra} — see the last section."))
     report = Report(title=title or "pyiml report", intro=header)
     settings_sec = Section("settings", "Settings")
     settings_sec.add(KeyValues(settings.describe(), caption="Method settings used for every model."))
@@ -918,7 +961,7 @@ def build_report(cases: Sequence[Case], out_dir="report", methods: Optional[Sequ
     if do_r:
         report.sections.append(r_side.comparison_section(comparisons))
     elif compare_r:
-        report.sections.append(r_side.missing_section())
+        report.sections.append(r_side.missing_section(r_problem))
     report.footer = f"pyiml {pyiml.__version__}"
     out.mkdir(parents=True, exist_ok=True)
     path = out / "index.html"

@@ -25,7 +25,7 @@ __all__ = ["MISSING_LINE", "SECTION_ID", "r_problem", "missing_section", "n_step
            "CaseComparison", "comparison_section", "diff_outputs"]
 
 MISSING_LINE = ("Install R and the iml package (run `make test` once) to add the side-by-side comparison "
-                "with CRAN iml")
+                "with CRAN iml.")
 SECTION_ID = "cran-iml"
 SECTION_TITLE = "Same numbers from CRAN iml"
 
@@ -45,9 +45,11 @@ def r_problem() -> Optional[str]:
     return problem
 
 
-def missing_section() -> Section:
-    """The one-line section shown when R or iml is missing."""
-    return Section(SECTION_ID, SECTION_TITLE, [Note(MISSING_LINE)])
+def missing_section(problem: Optional[str] = None) -> Section:
+    """The section shown when R or iml is missing: what is missing (``problem``, from
+    :func:`r_problem`) and how to get it."""
+    text = MISSING_LINE if not problem else f"No comparison: {problem.rstrip('.')}. {MISSING_LINE}"
+    return Section(SECTION_ID, SECTION_TITLE, [Note(text)])
 
 
 def n_steps(methods: Sequence[str], settings) -> int:
@@ -254,7 +256,8 @@ def compare_case(case_result, seed: int, progress) -> CaseComparison:
             msg = f"iml {run.label} failed: {type(exc).__name__}: {exc}"
             cmp.failures.append(f"{case.key}: {msg}")
             sec.add(Note(msg, kind="warn"))
-            cmp.rows.append({"model": case.key, "method": run.label, "rows": np.nan, "max abs diff": np.inf,
+            cmp.rows.append({"model": case.key, "method": run.label.replace("`", ""), "rows": np.nan,
+                             "max abs diff": np.nan,
                              "largest |value|": np.nan, "pyiml seconds": run.seconds, "iml seconds": np.nan,
                              "agreement": "iml failed"})
             progress.done()
@@ -265,7 +268,8 @@ def compare_case(case_result, seed: int, progress) -> CaseComparison:
             kd, ks, kp = diff_outputs(py_cmp.get(k), r_out[k], k)
             d, scale, problems = max(d, kd), max(scale, ks), problems + kp
         r_res = _results_frame(r_out["results"])
-        cmp.rows.append({"model": case.key, "method": run.label, "rows": len(r_res) if r_res is not None else np.nan,
+        cmp.rows.append({"model": case.key, "method": run.label.replace("`", ""),
+                         "rows": len(r_res) if r_res is not None else np.nan,
                          "max abs diff": d, "largest |value|": scale, "pyiml seconds": run.seconds,
                          "iml seconds": secs,
                          "agreement": _agreement(d, scale, problems)})
