@@ -126,7 +126,9 @@ class InterpretationMethod:
         lines += self._params_repr()
         lines += ["", "Analysed predictor:", repr(self.predictor), "", "Analysed data:", repr(self.sampler), "",
                   "Head of results:"]
-        lines.append(repr(self.results.head(6)) if self.results is not None else "NULL")
+        # every column, wrapped to 80 characters as R prints a data.frame (pandas' repr elides
+        # columns with "...")
+        lines.append(self.results.head(6).to_string(line_width=80) if self.results is not None else "NULL")
         return "\n".join(lines)
 
 

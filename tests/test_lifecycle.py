@@ -149,3 +149,15 @@ def test_threads_reading_a_lazy_ice_table_get_one_table(data):
             assert out[0] is out[1]
     finally:
         sys.setswitchinterval(old)
+
+
+def test_printout_shows_every_result_column():
+    # pandas' repr elided the middle columns ("..."); R prints them all, wrapped
+    from pyiml import TreeSurrogate
+    X = pd.DataFrame(np.random.default_rng(0).normal(size=(60, 14)), columns=[f"feature_{i}" for i in range(14)])
+    p = Predictor(data=X.assign(y=X.sum(axis=1)), y="y", predict_function=lambda d: d.sum(axis=1).to_numpy())
+    text = repr(TreeSurrogate(p))
+    head = text.split("Head of results:\n")[1]
+    assert all(f"feature_{i} " in head or head.endswith(f"feature_{i}") for i in range(14))
+    assert ".y.hat.tree" in head and "..." not in head
+    assert max(len(line) for line in head.splitlines()) <= 80
