@@ -79,11 +79,6 @@ class InterpretationMethod:
         self._finished = False
         self._multiclass: Optional[bool] = None
 
-    # run --------------------------------------------------------------------
-    def _run(self, force: bool = False) -> None:
-        """Compute ``results`` (R: ``private$run(force)``); every method implements it."""
-        raise NotImplementedError(f"{type(self).__name__} does not implement _run")
-
     def _flush(self) -> None:
         self.results = None
         self._finished = False

@@ -445,13 +445,15 @@ class FeatureEffect(_LazyResults, InterpretationMethod):
         self._multiclass = len(names) > 1
         self._curve = None
         if self.method == "ale":
-            self.results = plan.finish(preds, names, center_at=self._anchor if self.n_features == 1 else None)
-            self._results_made(self.results)
+            res = plan.finish(preds, names, center_at=self._anchor if self.n_features == 1 else None)
         elif self.method == "pdp":
-            self.results = plan.finish(preds, names)
-            self._results_made(self.results)
+            res = plan.finish(preds, names)
         else:      # ICE: the n·G-row table is made when results is first read
+            res = None
             self._defer_results(_Once(functools.partial(plan.finish, preds, names)))
+        if res is not None:
+            self.results = res
+            self._results_made(res)
         self._finished = True
 
     def _flush(self) -> None:

@@ -594,8 +594,6 @@ class Predictor:
             X, bs, found = self.data.X, self.batch_size, set()
             for s in range(0, len(X), bs):
                 raw = _plain_output(self._call(self._features_of(X.iloc[s:s + bs])), where)
-                if isinstance(raw, pd.Series) and isinstance(raw.dtype, pd.CategoricalDtype):
-                    raw = raw.to_numpy(dtype=object)
                 vals = raw.to_numpy(dtype=object) if isinstance(raw, pd.Series) else np.asarray(raw)
                 if vals.ndim != 1 or vals.dtype.kind not in "OUS" or _numbers_in_objects(vals):
                     raise ValueError(
@@ -609,8 +607,8 @@ class Predictor:
             raise ValueError(
                 f"the {where} predicted the class label(s) {new} for newdata but for no row of data; pyiml "
                 f"takes the classes of predicted labels from data ({[str(c) for c in self._label_levels]}) so "
-                "that every call has the same columns: return a pandas Categorical whose categories hold every class, or "
-                "class probabilities (e.g. predict_proba)")
+                "that every call has the same columns: return a pandas Categorical whose categories hold every "
+                "class, or class probabilities (e.g. predict_proba)")
         return self._label_levels
 
     def predict_batched(self, n_rows: int, make_batch: Callable[[int, int], pd.DataFrame],

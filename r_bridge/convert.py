@@ -26,9 +26,10 @@ Categorical (any categories)                  factor / ordered        Categorica
 An R vector with missing values comes back as the pandas nullable dtype (``Int64``,
 ``boolean``, ``string``) — except doubles, whose NAs are NaN. Category labels are converted
 with ``str()`` (R levels are strings); level order, unused levels and the ``ordered`` flag are
-kept; an ``NA`` level (R's ``addNA``) becomes missing values. Column names are kept exactly (``check.names = FALSE``), the index is dropped (R row names
-are 1..n) and row order is kept. Anything else (datetime, timedelta, complex, periods,
-intervals, mixed object columns) raises :class:`TypeError` naming the column.
+kept; an ``NA`` level (R's ``addNA``) becomes missing values. Column names are kept exactly
+(``check.names = FALSE``), the index is dropped (R row names are 1..n) and row order is kept.
+Anything else (datetime, timedelta, complex, periods, intervals, mixed object columns) raises
+:class:`TypeError` naming the column.
 """
 from __future__ import annotations
 

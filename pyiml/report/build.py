@@ -579,7 +579,8 @@ class _CaseExplainer:
         constant = [f for f in self.features if X[f].nunique(dropna=True) < 2]
         if constant:
             kwargs["features"] = [f for f in self.features if f not in constant]
-            sec.add(Note(f"Left out, constant in the data (no effect to show): {', '.join(f'`{c}`' for c in constant)}."))
+            names = ", ".join(f"`{c}`" for c in constant)
+            sec.add(Note(f"Left out, constant in the data (no effect to show): {names}."))
             if not kwargs["features"]:
                 return sec
         obj = self._step("FeatureEffects", lambda: pyiml.FeatureEffects(
