@@ -226,6 +226,17 @@ class _LazyResults:
         return state
 
 
+def _leading_missing(col: pd.Series) -> int:
+    """How many values at the start of ``col`` are missing (the PDP rows of a pdp+ice table, a
+    few dozen before n·G ICE rows): read in growing chunks, not the whole column."""
+    m = 64
+    while True:
+        head = np.asarray(pd.isna(col.array[:m]))
+        if not head.all() or m >= len(col):
+            return int(np.argmin(head)) if not head.all() else len(head)
+        m *= 8
+
+
 class _Once:
     """A results builder that runs at most once; whoever holds it gets the same value (an
     effect and the FeatureEffects that made it share the ICE table of one run)."""
@@ -564,14 +575,13 @@ class FeatureEffect(_LazyResults, InterpretationMethod):
         self._curve = None
         if res is None or self.n_features != 1 or self._multiclass or self.method == "ice":
             return
-        if self.method == "pdp+ice":      # the PDP rows come first (their .id is missing)
-            res = res.iloc[:int(res[".id"].isna().sum())]
-        f = self.feature_name[0]
+        # the PDP rows come first in a pdp+ice table (their .id is missing)
+        k = _leading_missing(res[".id"]) if self.method == "pdp+ice" else len(res)
+        x, y = res[self.feature_name[0]], res[".value"].to_numpy(dtype=float)[:k].copy()
         if self.feature_type[0] != "categorical":
-            self._curve = ("numerical", res[f].to_numpy(dtype=float, copy=True),
-                           res[".value"].to_numpy(dtype=float, copy=True))
+            self._curve = ("numerical", x.to_numpy(dtype=float)[:k].copy(), y)
         else:
-            self._curve = ("categorical", dict(zip(res[f].astype(str), res[".value"].to_numpy(dtype=float))))
+            self._curve = ("categorical", dict(zip(x.iloc[:k].astype(str), y)))
 
     def predict(self, data, extrapolate: bool = False) -> np.ndarray:
         """The effect curve at new feature values.
