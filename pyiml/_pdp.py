@@ -550,6 +550,11 @@ class PDPPlan:
             order = [".class"] + [c for c in order if c != ".class"]     # iml's join puts it first
         return pd.DataFrame({c: cols[c] for c in order}, copy=False)
 
+    @property
+    def distinct_values(self) -> int:
+        """How many distinct grid values (rows per class of the PDP part of the table)."""
+        return int(self._first.size)
+
     def _group_sums(self, W: np.ndarray) -> np.ndarray:
         """(U, k) sums of the values ``W`` (grid row, data row, class) per group of equal grid
         values, added one after the other in double in the order of iml's ICE table, as

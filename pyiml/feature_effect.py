@@ -226,17 +226,6 @@ class _LazyResults:
         return state
 
 
-def _leading_missing(col: pd.Series) -> int:
-    """How many values at the start of ``col`` are missing (the PDP rows of a pdp+ice table, a
-    few dozen before n·G ICE rows): read in growing chunks, not the whole column."""
-    m = 64
-    while True:
-        head = np.asarray(pd.isna(col.array[:m]))
-        if not head.all() or m >= len(col):
-            return int(np.argmin(head)) if not head.all() else len(head)
-        m *= 8
-
-
 class _Once:
     """A results builder that runs at most once; whoever holds it gets the same value (an
     effect and the FeatureEffects that made it share the ICE table of one run)."""
@@ -461,6 +450,7 @@ class FeatureEffect(_LazyResults, InterpretationMethod):
             res = plan.finish(preds, names)
         else:      # ICE: the n·G-row table is made when results is first read
             res = None
+            self._pdp_rows = plan.distinct_values     # its PDP rows come first (one class)
             self._defer_results(_Once(functools.partial(plan.finish, preds, names)))
         if res is not None:
             self.results = res
@@ -575,8 +565,8 @@ class FeatureEffect(_LazyResults, InterpretationMethod):
         self._curve = None
         if res is None or self.n_features != 1 or self._multiclass or self.method == "ice":
             return
-        # the PDP rows come first in a pdp+ice table (their .id is missing)
-        k = _leading_missing(res[".id"]) if self.method == "pdp+ice" else len(res)
+        # the PDP rows come first in a pdp+ice table, one per distinct grid value
+        k = self._pdp_rows if self.method == "pdp+ice" else len(res)
         x, y = res[self.feature_name[0]], res[".value"].to_numpy(dtype=float)[:k].copy()
         if self.feature_type[0] != "categorical":
             self._curve = ("numerical", x.to_numpy(dtype=float)[:k].copy(), y)

@@ -436,6 +436,22 @@ def test_predict(lin_pred, lin):
         FeatureEffect(lin_pred, "a", method="ice", grid_size=3).predict([0.5])
 
 
+@pytest.mark.parametrize("kwargs", [dict(feature="a", grid_points=[0.0, 0.0, 0.25, 0.5, 0.5, 1.0]),
+                                    dict(feature="a", grid_size=7, center_at=0.3),
+                                    dict(feature="c"), dict(feature="i", grid_size=4)])
+def test_pdp_ice_predicts_the_pdp_curve(lin_pred, kwargs):
+    """A pdp+ice effect predicts with its PDP rows (one per distinct grid value, before the ICE
+    rows), the same curve as method='pdp'; repeated grid values give fewer PDP rows."""
+    pdp = FeatureEffect(lin_pred, method="pdp", **kwargs)
+    both = FeatureEffect(lin_pred, method="pdp+ice", **kwargs)
+    f = kwargs["feature"]
+    new = ["u", "w", "v"] if f == "c" else [0.1, 0.3, 0.45, 0.9]
+    got = both.predict(new)
+    assert np.isfinite(got).all()
+    np.testing.assert_allclose(got, pdp.predict(new), rtol=0, atol=1e-12)
+    assert (both.results[".type"] == "pdp").sum() == len(pdp.results)
+
+
 def test_predict_rejects_multiclass(inter):
     X, _, f2 = inter
     fe = FeatureEffect(Predictor(predict_function=f2, data=X), "a", method="pdp", grid_size=3)
