@@ -85,7 +85,8 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--model", required=True, metavar="MODEL.pkl",
                      help="the fitted model, saved with pickle or joblib")
     rep.add_argument("--row", type=_nonneg_int, default=0, metavar="I",
-                     help="position of the row explained by Shapley and LocalModel (default 0)")
+                     help="0-based position of the data row explained by Shapley and LocalModel (0, the default, is "
+                          "the first row after the CSV header); the report numbers rows the same way")
     rep.add_argument("--loss", metavar="NAME", help="FeatureImp loss (default: ce for classifiers, else mae)")
     rep.add_argument("--title", help="title of the report")
     _add_common(rep, "report")

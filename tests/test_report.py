@@ -134,6 +134,37 @@ def test_explain_case_on_a_subset_keeps_the_explained_row():
     assert [c.id for c in res.section.children] == ["diabetes-model", "diabetes-localmodel"]
 
 
+def test_rows_are_numbered_by_their_position_in_the_data_also_on_a_subset():
+    """With --max-rows the report explains a subset; every row it names is the row's 0-based
+    position in the data as given (was: its position within the subset, called "position 100 of
+    the data" for the requested row 300, next to a note numbering it 300)."""
+    from pyiml.report import explain_case
+
+    case = demo_cases()[0]
+    case.row = 300
+    res = explain_case(case, methods=["Shapley", "LocalModel"], settings=Settings.small(), progress=False)
+    X = case.data.drop(columns=case.target)
+    sections = {s.id: s for s in res.section.walk()}
+    texts = lambda sid: " ".join(getattr(b, "text", "") or getattr(b, "caption", "") or ""   # noqa: E731
+                                 for b in sections[sid].blocks)
+    assert sections["diabetes-shapley-row"].title == "Row 300"
+    assert "row 300 of the data (0-based position" in texts("diabetes-shapley-row")
+    assert sections["diabetes-localmodel"].title == "Local surrogate of row 300 (LocalModel)"
+    assert [r.label for r in res.runs if r.key in ("shapley", "localmodel")] == [
+        "Shapley row 300 (sample size 10)", "LocalModel row 300 (k 2)"]
+    note = texts("diabetes-model")
+    assert "it always contains the explained row 300" in note
+    assert "0-based positions in the full data as given" in note and "not positions within the subset" in note
+    # the batch: the rows it names are the rows it explains
+    batch = next(r for r in res.runs if r.key == "shapley-batch")
+    named = [int(n) for n in re.search(r"Rows ([0-9, ]+) of the data", texts("diabetes-shapley-batch"))
+             .group(1).split(", ")]
+    explained = pd.concat([batch.kwargs["x_interest"]] + batch.explain_rows, ignore_index=True)
+    pd.testing.assert_frame_equal(explained, X.iloc[named].reset_index(drop=True))
+    table = next(b for b in sections["diabetes-shapley-batch"].blocks if isinstance(b, H.Table))
+    assert list(table.frame.columns) == ["feature"] + [f"row {n}" for n in named]
+
+
 def test_default_methods_are_the_available_ones(monkeypatch):
     assert resolve_methods(None) == [m for m in METHODS if hasattr(pyiml, m)]
     monkeypatch.setattr(build_mod, "available_methods", lambda: ["FeatureImp", "Shapley"])

@@ -151,7 +151,9 @@ class Case:
         FeatureImp loss (a name of :mod:`pyiml.losses`); default ``"ce"`` for classifiers,
         ``"mae"`` otherwise.
     row : int
-        Position of the row explained by Shapley and LocalModel.
+        0-based position (``data.iloc[row]``, not an index label) of the row explained by Shapley
+        and LocalModel. The report numbers rows this way, also when ``Settings.max_rows`` makes
+        it use a subset of the rows.
     """
 
     key: str
@@ -329,20 +331,23 @@ def _image(fig, alt: str, caption: str, dpi: int) -> Image:
     return Image(figure_png(fig, dpi=dpi), alt=alt, caption=caption)
 
 
-def _subset_rows(data: pd.DataFrame, max_rows: Optional[int], keep: int) -> Tuple[pd.DataFrame, Optional[str], int]:
+def _subset_rows(data: pd.DataFrame, max_rows: Optional[int], keep: int
+                 ) -> Tuple[pd.DataFrame, Optional[str], int, np.ndarray]:
     """At most ``max_rows`` rows (a fixed random subset that contains row ``keep``).
 
-    Returns the rows, a note for the report (None when all rows are used) and the position of
-    row ``keep`` in the result.
+    Returns the rows (index 0..m-1), a note for the report (None when all rows are used), the
+    position of row ``keep`` in the result and, for each row of the result, its 0-based position
+    in ``data``.
     """
     if max_rows is None or len(data) <= max_rows:
-        return data.reset_index(drop=True), None, keep
+        return data.reset_index(drop=True), None, keep, np.arange(len(data))
     others = np.delete(np.arange(len(data)), keep)
     idx = np.sort(np.append(np.random.default_rng(0).choice(others, size=max_rows - 1, replace=False), keep))
-    note = (f"The data has {len(data)} rows; the report uses a fixed random subset of {max_rows} rows "
-            f"(numpy seed 0, always with row {keep}) to bound the run time (`--max-rows`); rows are numbered "
-            "within this subset.")
-    return data.iloc[idx].reset_index(drop=True), note, int(np.searchsorted(idx, keep))
+    note = (f"The data has {len(data)} rows; the report uses a fixed random subset of {max_rows} of them (numpy "
+            f"seed 0; it always contains the explained row {keep}) to bound the run time (`--max-rows`). Row "
+            "numbers in this report are 0-based positions in the full data as given (row 0 is its first data "
+            "row), not positions within the subset.")
+    return data.iloc[idx].reset_index(drop=True), note, int(np.searchsorted(idx, keep)), idx
 
 
 def _spread_rows(n: int, k: int, exclude: int) -> List[int]:
@@ -437,7 +442,7 @@ class _CaseExplainer:
             raise ValueError(f"the data has {len(case.data)} row(s); the report needs at least 2")
         if not 0 <= case.row < len(case.data):
             raise ValueError(f"row {case.row} is outside the data (0..{len(case.data) - 1})")
-        data, subset_note, self.row = _subset_rows(case.data, self.s.max_rows, case.row)
+        data, subset_note, self.row, self.positions = _subset_rows(case.data, self.s.max_rows, case.row)
         self.data = data
         top = Section(self._sid("case"), case.title)
         self.predictor = self.pyiml.Predictor(case.model, data=data, y=case.target)
@@ -672,16 +677,22 @@ class _CaseExplainer:
     def _row(self, i: int) -> pd.DataFrame:
         return self.predictor.data.X.iloc[[i]].reset_index(drop=True)
 
+    def _label(self, i: int) -> int:
+        """The number a row of ``self.data`` (a subset when ``max_rows`` cut the data) has in the
+        report: its 0-based position in the case's data."""
+        return int(self.positions[i])
+
     def _shapley(self) -> Section:
         pyiml, s = self.pyiml, self.s
         sec = Section(self._sid("shapley"), "Shapley values (Shapley)")
-        row = self.row
+        row, shown = self.row, self._label(self.row)
         sec.add(Text(f"Shapley values by Monte-Carlo sampling ({s.sample_size} samples per row): how much each "
                      "feature's value moved this prediction away from the average prediction. The values of "
                      "one row add up to prediction − average."))
-        one = Section(self._sid("shapley-row"), f"Row {row}")
+        one = Section(self._sid("shapley-row"), f"Row {shown}")
         x = self._row(row)
-        one.add(Table(x, caption=f"The explained row (position {row} of the data).", max_rows=None))
+        one.add(Table(x, caption=f"The explained row: row {shown} of the data (0-based position; row 0 is the first "
+                                 "data row).", max_rows=None))
         kwargs = dict(x_interest=x, sample_size=s.sample_size)
 
         def make(rs, **kw):
@@ -693,14 +704,14 @@ class _CaseExplainer:
             res = obj.results
             fig = self._step("Shapley plot", obj.plot, one)
             if fig is not None:
-                one.add(_image(fig, f"Shapley values of row {row}", f"Shapley values of row {row}.", s.dpi))
+                one.add(_image(fig, f"Shapley values of row {shown}", f"Shapley values of row {shown}.", s.dpi))
             one.add(Table(res, caption="`Shapley$results`", max_rows=None))
             se = np.sqrt(res["phi.var"].to_numpy(dtype=float) / s.sample_size)
             if np.isfinite(se).any():
                 one.add(Text(f"Monte-Carlo standard error of φ, `sqrt(phi.var / sample.size)`: at most "
                              f"{np.nanmax(se):.3g} (φ ranges from {res['phi'].min():.3g} to {res['phi'].max():.3g}); "
                              "raise `--sample-size` for more precise values."))
-            self._add_run(Run("shapley", f"Shapley row {row} (sample size {s.sample_size})", "Shapley", kwargs,
+            self._add_run(Run("shapley", f"Shapley row {shown} (sample size {s.sample_size})", "Shapley", kwargs,
                                  {"results": res}, random=True, seeded=self.exact,
                                  rerun=lambda rs: {"results": make(rs, **kwargs).results},
                                  value_columns=["phi"], key_columns=[k for k in keys if k in res.columns]))
@@ -709,18 +720,20 @@ class _CaseExplainer:
         if rows:
             batch = Section(self._sid("shapley-batch"), f"A batch of {len(rows)} rows")
             xb = self.predictor.data.X.iloc[rows].reset_index(drop=True)
+            labels = [self._label(i) for i in rows]
             bkw = dict(x_interest=xb, sample_size=s.sample_size)
             objb = self._step("Shapley batch", lambda: make(self.random_state(), **bkw), batch)
             if objb is not None:
                 resb = objb.results
-                batch.add(Text(f"Rows {', '.join(map(str, rows))} explained with one Shapley object; the table "
-                               "shows φ per row (columns) and feature, for the first output."))
-                batch.add(Table(_phi_matrix(resb, rows, self.features), caption="φ per feature and row",
+                batch.add(Text(f"Rows {', '.join(map(str, labels))} of the data (0-based positions) explained with "
+                               "one Shapley object; the table shows φ per row (columns) and feature, for the first "
+                               "output."))
+                batch.add(Table(_phi_matrix(resb, labels, self.features), caption="φ per feature and row",
                                 max_rows=None))
                 fig = self._step("Shapley batch plot", objb.plot, batch)
                 if fig is not None:
                     batch.add(_image(fig, "Shapley batch plot",
-                                     f"Shapley values of row {rows[0]}, the first of the batch (`plot(id = 1)`).",
+                                     f"Shapley values of row {labels[0]}, the first of the batch (`plot(id = 1)`).",
                                      s.dpi))
                 self._add_run(Run("shapley-batch", f"Shapley batch of {len(rows)} rows", "Shapley",
                                      dict(x_interest=xb.iloc[[0]].reset_index(drop=True), sample_size=s.sample_size),
@@ -733,8 +746,8 @@ class _CaseExplainer:
 
     def _local_model(self) -> Section:
         pyiml, s = self.pyiml, self.s
-        row = self.row
-        sec = Section(self._sid("localmodel"), f"Local surrogate of row {row} (LocalModel)")
+        row, shown = self.row, self._label(self.row)
+        sec = Section(self._sid("localmodel"), f"Local surrogate of row {shown} (LocalModel)")
         sec.add(Text(f"A sparse linear model (lasso, k = {s.k} features) fitted to the model's predictions on the "
                      "data, weighted by Gower proximity to the explained row; `effect` = coefficient × the row's "
                      "value."))
@@ -744,10 +757,10 @@ class _CaseExplainer:
             return sec
         fig = self._step("LocalModel plot", obj.plot, sec)
         if fig is not None:
-            sec.add(_image(fig, "LocalModel plot", f"Effects of the local model at row {row}.", s.dpi))
+            sec.add(_image(fig, "LocalModel plot", f"Effects of the local model at row {shown}.", s.dpi))
         res = obj.results
         sec.add(Table(res, caption="`LocalModel$results`", max_rows=None))
-        self._add_run(Run("localmodel", f"LocalModel row {row} (k {s.k})", "LocalModel", kwargs, {"results": res},
+        self._add_run(Run("localmodel", f"LocalModel row {shown} (k {s.k})", "LocalModel", kwargs, {"results": res},
                              value_columns=["beta", "effect"],
                              key_columns=[c for c in ("feature.value", ".class") if c in res.columns]))
         return sec
