@@ -76,6 +76,10 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``pyiml`` command."""
     parser = argparse.ArgumentParser(
         prog="pyiml", description="Explain a model with every pyiml method and write an HTML report.")
+    from . import __version__
+
+    parser.add_argument("--version", action="version", version=f"pyiml {__version__}",
+                        help="print pyiml's version and exit")
     sub = parser.add_subparsers(dest="command", metavar="{report,demo}")
     rep = sub.add_parser("report", help="explain a pickled model on a CSV file",
                          description="Explain a pickled model (anything with predict; classifiers with "

@@ -429,3 +429,10 @@ def test_report_on_awkward_data(tmp_path, monkeypatch):
     assert "R² on these data</th><td>undefined (constant target)" in page
     assert "minus the original error (0)" in page
     assert "No comparison: R is not installed (test). Install R" in page   # what is missing, then how to get it
+
+
+def test_cli_version_prints_the_pyiml_version(capsys):
+    """Was: "unrecognized arguments: --version", exit 2."""
+    code, out, err = _cli(["--version"], capsys)
+    assert code == 0
+    assert out == f"pyiml {pyiml.__version__}\n" and err == ""
