@@ -4,8 +4,9 @@
 self-contained HTML page; ``demo`` does the same for models fitted on data shipped with
 scikit-learn. Only the report location is printed (nothing with ``--quiet``; a progress bar
 with ``--progress``); warnings raised while a method runs are shown in the report.
-Usage errors (missing file, unknown column or method, a model without ``predict``, an output
-directory that cannot be made) exit with status 2 and one message; a method that fails while
+Usage errors (missing file, unknown column or method, a model without ``predict``, a ``--loss``
+the model's predictions do not suit, an output directory that cannot be made) exit with status 2
+and one message; a method that fails while
 the report is built is shown in the report and makes the exit status 1.
 """
 from __future__ import annotations
@@ -91,7 +92,10 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--row", type=_nonneg_int, default=0, metavar="I",
                      help="0-based position of the data row explained by Shapley and LocalModel (0, the default, is "
                           "the first row after the CSV header); the report numbers rows the same way")
-    rep.add_argument("--loss", metavar="NAME", help="FeatureImp loss (default: ce for classifiers, else mae)")
+    rep.add_argument("--loss", metavar="NAME",
+                     help="FeatureImp loss (default: ce for classifiers, else mae); a model that predicts class "
+                          "probabilities takes ce or f1, a model with one numeric prediction the other losses "
+                          "(ce or f1 only if it predicts values of the target)")
     rep.add_argument("--title", help="title of the report")
     _add_common(rep, "report")
     rep.set_defaults(subparser=rep)
@@ -235,6 +239,21 @@ def _predictable(parser: argparse.ArgumentParser, model, data, target: str):
     parser.error(f"--model: the model cannot predict the rows of --data: {type(first).__name__}: {first}")
 
 
+def _check_loss(parser: argparse.ArgumentParser, loss: str, model, data, target: str) -> None:
+    """A --loss the model's outputs and the target do not suit (a classification loss on a
+    regression, a loss for numbers on class probabilities) is a usage error, before any work."""
+    from . import Predictor
+    from .report.build import loss_problem
+
+    try:
+        predictor = Predictor(model, data=data, y=target)
+        problem = loss_problem(loss, predictor, data[target])
+    except Exception:   # the report itself shows what is wrong with the model or data
+        return
+    if problem:
+        parser.error(f"--loss: {problem}")
+
+
 def _run(args, cases, methods, title: str, intro: str) -> int:
     import warnings
 
@@ -270,6 +289,8 @@ def _report(parser, args) -> int:
         if args.loss not in LOSSES:
             parser.error(f"--loss: unknown loss {args.loss!r}; choose from {', '.join(sorted(LOSSES))}")
     data = _predictable(parser, model, data, args.target)
+    if args.loss is not None:
+        _check_loss(parser, args.loss, model, data, args.target)
     name = Path(args.model).stem
     case = Case(key=_key(name), title=f"{type(model).__name__} from {Path(args.model).name}", model=model, data=data,
                 target=args.target, description=f"Data: `{Path(args.data).name}` ({len(data)} rows), target "

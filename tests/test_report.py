@@ -251,7 +251,7 @@ def test_table_shows_at_most_max_rows():
 # ---------------------------------------------------------------------------- command line
 @pytest.fixture(scope="module")
 def user_files(tmp_path_factory):
-    from sklearn.linear_model import Ridge
+    from sklearn.linear_model import LogisticRegression, Ridge
 
     d = tmp_path_factory.mktemp("cli")
     rng = np.random.default_rng(0)
@@ -260,6 +260,10 @@ def user_files(tmp_path_factory):
     df.to_csv(d / "data.csv", index=False)
     with open(d / "model.pkl", "wb") as fh:
         pickle.dump(Ridge(alpha=0.1).fit(df[["a", "b", "c"]], df["y"]), fh)
+    cls = df.assign(y=np.where(df["a"] > 0, "pos", "neg"))
+    cls.to_csv(d / "cls.csv", index=False)
+    with open(d / "logit.pkl", "wb") as fh:
+        pickle.dump(LogisticRegression().fit(cls[["a", "b", "c"]], cls["y"]), fh)
     with open(d / "notamodel.pkl", "wb") as fh:
         pickle.dump({"coef": [1, 2]}, fh)
     (d / "garbage.pkl").write_bytes(b"not a pickle")
@@ -289,6 +293,13 @@ def _cli(args, capsys):
     ({"--methods": "FeatureImp,Lime"}, "unknown method 'Lime'"),
     ({"--row": "60"}, "--row: 60 is outside the data"),
     ({"--loss": "hinge"}, "--loss: unknown loss 'hinge'"),
+    # were: a report whose importances are all 1 (ce on a regression), and a FeatureImp failure in
+    # the report, exit 1, after every other method ran (mae on class probabilities)
+    ({"--loss": "ce"}, r"--loss: 'ce' is a classification loss .*Ridge model predicts numbers that are not values "
+                       r"of the target `y`.*use a regression loss such as mae, mse or rmse"),
+    ({"--loss": "mae", "--data": "cls.csv", "--model": "logit.pkl"},
+     r"--loss: 'mae' needs one numeric prediction per row, but the LogisticRegression model predicts 2 classes "
+     r"\(neg, pos\).*use a classification loss, ce or f1"),
     # were: "--row: 0 is outside the data (0..-1)", a raw IndexError traceback, "no such file", a
     # UnicodeDecodeError, a list of one column "a;b;c;y", a silent renaming to a.1, sklearn's
     # multi-line feature-name message, four failed sections, a traceback after every method ran
@@ -436,3 +447,45 @@ def test_cli_version_prints_the_pyiml_version(capsys):
     code, out, err = _cli(["--version"], capsys)
     assert code == 0
     assert out == f"pyiml {pyiml.__version__}\n" and err == ""
+
+
+def test_loss_problem_names_losses_the_model_and_target_do_not_suit():
+    from sklearn.linear_model import LinearRegression, LogisticRegression
+
+    from pyiml.report.build import loss_problem
+
+    rng = np.random.default_rng(3)
+    df = pd.DataFrame({"a": rng.normal(size=40), "b": rng.normal(size=40)})
+    reg = df.assign(y=df["a"] + rng.normal(size=40))
+    p_reg = pyiml.Predictor(LinearRegression().fit(reg[["a", "b"]], reg["y"]), data=reg, y="y")
+    for loss in ("ce", "f1"):
+        assert "use a regression loss" in loss_problem(loss, p_reg, reg["y"])
+    for loss in ("mae", "mse", "logLoss", "rmse"):
+        assert loss_problem(loss, p_reg, reg["y"]) is None
+    cls = df.assign(y=np.where(df["a"] > 0, "u", "v"))
+    p_cls = pyiml.Predictor(LogisticRegression().fit(cls[["a", "b"]], cls["y"]), data=cls, y="y")
+    for loss in ("mae", "mse", "logLoss"):
+        assert "use a classification loss, ce or f1" in loss_problem(loss, p_cls, cls["y"])
+    for loss in ("ce", "f1"):
+        assert loss_problem(loss, p_cls, cls["y"]) is None
+
+    class Labels:   # one output column holding the predicted labels: ce suits it
+        def predict(self, X):
+            return (X["a"].to_numpy() > 0).astype(float)
+
+    for y in (np.where(df["a"] > 0, 1, 0), df["a"].to_numpy() > 0):
+        lab = df.assign(y=y)
+        p_lab = pyiml.Predictor(Labels(), data=lab, y="y")
+        assert loss_problem("ce", p_lab, lab["y"]) is None
+
+
+def test_report_feature_imp_fails_with_a_loss_the_model_does_not_suit(tmp_path, monkeypatch):
+    """build_report with Case(loss="ce") on a regression: the FeatureImp section says why, no
+    importances (were all 1)."""
+    _no_r(monkeypatch)
+    case = demo_cases()[0]
+    case.loss = "ce"
+    res = build_report([case], out_dir=tmp_path, methods=["FeatureImp"], settings=Settings.small(), seed=1)
+    assert len(res.failures) == 1 and "FeatureImp failed: ValueError: loss 'ce' is a classification loss" in \
+        res.failures[0]
+    assert res.cases[0].runs == []

@@ -27,7 +27,7 @@ from .html import slug as _slug
 
 __all__ = [
     "METHODS", "Settings", "Case", "Run", "CaseResult", "available_methods", "resolve_methods",
-    "explain_case", "build_report", "BuildResult", "demo_cases",
+    "explain_case", "build_report", "BuildResult", "demo_cases", "loss_problem",
 ]
 
 #: Every interpretation method the report knows, in report order.
@@ -350,6 +350,54 @@ def _subset_rows(data: pd.DataFrame, max_rows: Optional[int], keep: int
     return data.iloc[idx].reset_index(drop=True), note, int(np.searchsorted(idx, keep)), idx
 
 
+def loss_problem(loss: str, predictor, target: pd.Series, n_check: int = 50) -> Optional[str]:
+    """Why FeatureImp's named ``loss`` does not suit the model and its target, or None.
+
+    With several prediction columns (class probabilities) FeatureImp compares the most probable
+    class with the target (iml's ``probs.to.labels``), so only the classification losses ``ce``
+    and ``f1`` apply; the others need numbers. With one prediction column, ``ce`` and ``f1``
+    compare each prediction with the target for equality, which suits only a model that
+    predicts values of the target (labels); predictions of a regression model are never equal
+    to the target, and ``ce`` would count every row as an error whatever the permutation.
+
+    Parameters
+    ----------
+    loss : str
+        A name of :data:`pyiml.losses.LOSSES` (other values give None).
+    predictor : pyiml.Predictor
+    target : pandas.Series
+        The target column.
+    n_check : int
+        How many rows' predictions are compared with the target's values (one output).
+    """
+    from ..losses import LABEL_LOSSES, LOSSES
+
+    if not isinstance(loss, str) or loss not in LOSSES:
+        return None
+    model = type(predictor.model).__name__ if predictor.model is not None else "the"
+    if predictor.is_multiclass:
+        if loss in LABEL_LOSSES:
+            return None
+        names = list(predictor.output_names)
+        shown = ", ".join(map(str, names[:5])) + (", …" if len(names) > 5 else "")
+        return (f"{loss!r} needs one numeric prediction per row, but the {model} model predicts "
+                f"{len(names)} classes ({shown}), of which FeatureImp compares the most probable with the target "
+                f"(iml's probs.to.labels): use a classification loss, {' or '.join(LABEL_LOSSES)}")
+    if loss not in LABEL_LOSSES:
+        return None
+    pred = predictor.predict(predictor.data.X.iloc[:n_check]).iloc[:, 0].to_numpy(dtype=float)
+    if pd.api.types.is_numeric_dtype(target.dtype):   # bool too: ce compares True with 1.0 as equal
+        values = pd.unique(target.to_numpy(dtype=float))
+        off = pred[~np.isin(pred, values)]
+    else:
+        off = pred
+    if off.size == 0:
+        return None
+    return (f"{loss!r} is a classification loss (it compares predictions with the target for equality), but the "
+            f"{model} model predicts numbers that are not values of the target `{target.name}` (e.g. {off[0]:.6g}), "
+            "so every row would count as an error: use a regression loss such as mae, mse or rmse")
+
+
 def _spread_rows(n: int, k: int, exclude: int) -> List[int]:
     cand = [int(i) for i in np.unique(np.round(np.linspace(0, n - 1, k + 1)).astype(int)) if i != exclude]
     return cand[:k]
@@ -523,7 +571,14 @@ class _CaseExplainer:
         def make(rs):
             return pyiml.FeatureImp(self.predictor, random_state=rs, **kwargs)
 
-        obj = self._step("FeatureImp", lambda: make(self.random_state()), sec)
+        def first():
+            if case.loss is not None:   # a loss the model and target do not suit: no numbers
+                problem = loss_problem(loss, self.predictor, self.data[case.target])
+                if problem:
+                    raise ValueError(f"loss {problem}")
+            return make(self.random_state())
+
+        obj = self._step("FeatureImp", first, sec)
         if obj is None:
             return sec
         if obj.compare == "difference":   # iml's switch when the model error is 0
