@@ -489,3 +489,62 @@ def test_report_feature_imp_fails_with_a_loss_the_model_does_not_suit(tmp_path, 
     assert len(res.failures) == 1 and "FeatureImp failed: ValueError: loss 'ce' is a classification loss" in \
         res.failures[0]
     assert res.cases[0].runs == []
+
+
+def test_comparison_scale_is_the_largest_computed_value_not_an_id_or_grid_point(monkeypatch):
+    """"largest |value|", the scale of the agreement, is over value columns only (was: over every
+    numeric column, so a PDP grid of incomes near 9e4 and `.id` made a difference of 1e-7 in
+    values near 0.04 read as "equal (rel. ≤ 1e-10)")."""
+    import types
+
+    import r_bridge
+
+    from pyiml.report import explain_case
+    from sklearn.linear_model import LinearRegression
+
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"income": rng.uniform(2e4, 9e4, 60), "age": rng.uniform(20, 70, 60)})
+    df["y"] = 1e-6 * df["income"] + 1e-3 * df["age"]
+    model = LinearRegression().fit(df[["income", "age"]], df["y"])
+    case = build_mod.Case("inc", "inc", model, df, "y")
+    res = explain_case(case, methods=["FeatureEffect", "TreeSurrogate"], settings=Settings.small(), r_seed=1)
+
+    class FakeIml:   # iml's numbers: pyiml's, each value column moved by 1e-7
+        def __init__(self, run):
+            self.run, self.results = run, run.outputs["results"].copy()
+            for c in run.value_columns:
+                self.results[c] = self.results[c] + 1e-7
+
+        def field(self, k):
+            return self.run.outputs[k]
+
+    runs = iter(res.runs)
+    fake = types.SimpleNamespace(r_predictor=lambda **kw: None, iml=lambda *a, **kw: FakeIml(next(runs)))
+    monkeypatch.setitem(sys.modules, "r_bridge.iml", fake)
+    monkeypatch.setattr(r_bridge, "iml", fake, raising=False)
+    cmp = r_side.compare_case(res, 1, build_mod._Progress(0, False, ""))
+    assert cmp.failures == []
+    by_method = {row["method"]: row for row in cmp.rows}
+    assert set(by_method) == {"FeatureEffect ale income", "FeatureEffect pdp+ice income", "TreeSurrogate (maxdepth 2)"}
+    for run in res.runs:
+        row = by_method[run.label.replace("`", "")]
+        assert row["max abs diff"] == pytest.approx(1e-7, rel=1e-3)
+        assert row["largest |value|"] < 1.5, row   # not a grid point, a feature value or an id
+        assert row["agreement"].startswith("differs (rel."), row
+        fake_res = FakeIml(run).results
+        values = fake_res[r_side.value_columns(fake_res.columns, ["income", "age"])].abs().to_numpy().max()
+        extra = np.abs(run.outputs.get("r.squared", 0.0)).max()
+        assert row["largest |value|"] == max(values, extra), row
+
+
+def test_value_columns_leave_out_ids_grids_and_feature_values():
+    cols = [".type", ".class", ".value", ".id", "x", ".borders", ".feature", ".ale", ".left", ".right", ".bottom",
+            ".top", "phi", "phi.var", "beta", "x.recoded", "effect", ".node", ".y.hat", ".y.hat.tree.a",
+            "importance", "importance.05", "permutation.error", ".interaction"]
+    assert r_side.value_columns(cols, ["x"]) == [
+        ".value", ".ale", "phi", "phi.var", "beta", "effect", ".y.hat", ".y.hat.tree.a", "importance",
+        "importance.05", "permutation.error", ".interaction"]
+    assert r_side.value_columns(["phi", ".value"], ["phi"]) == [".value"]   # a feature named like a value
+    frame = pd.DataFrame({".id": [1, 200], ".value": [0.5, -0.25]})
+    assert r_side.diff_outputs(frame, frame, scale_columns=[".value"])[1] == 0.5
+    assert r_side.diff_outputs(frame, frame)[1] == 200

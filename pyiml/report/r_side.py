@@ -21,13 +21,27 @@ import pandas as pd
 
 from .html import KeyValues, Note, Section, Table, Text, slug
 
-__all__ = ["MISSING_LINE", "SECTION_ID", "r_problem", "missing_section", "n_steps", "compare_case",
-           "CaseComparison", "comparison_section", "diff_outputs"]
+__all__ = ["MISSING_LINE", "SECTION_ID", "VALUE_COLUMNS", "r_problem", "missing_section", "n_steps", "compare_case",
+           "CaseComparison", "comparison_section", "diff_outputs", "value_columns"]
 
 MISSING_LINE = ("Install R and the iml package (run `make test` once) to add the side-by-side comparison "
                 "with CRAN iml.")
 SECTION_ID = "cran-iml"
 SECTION_TITLE = "Same numbers from CRAN iml"
+
+#: The columns of iml's results that hold computed values; the others are identifiers (``.id``,
+#: ``.node``), grid points and interval borders (a feature's own column, ``.borders``, ``.left``,
+#: ``.right``, ``.bottom``, ``.top``), the data's feature values (TreeSurrogate) or the explained
+#: row's values (``x.recoded``). Prediction columns ``.y.hat…`` are values too.
+VALUE_COLUMNS = frozenset({"importance.05", "importance", "importance.95", "permutation.error", ".value", ".ale",
+                           ".interaction", "phi", "phi.var", "beta", "effect"})
+
+
+def value_columns(columns: Sequence[str], features: Sequence[str] = ()) -> List[str]:
+    """The value columns among ``columns`` (:data:`VALUE_COLUMNS` and ``.y.hat…``), leaving out
+    a feature's own column (a grid or the data) that happens to have such a name."""
+    feats = {str(f) for f in features}
+    return [c for c in columns if str(c) not in feats and (c in VALUE_COLUMNS or str(c).startswith(".y.hat"))]
 
 
 def r_problem() -> Optional[str]:
@@ -69,7 +83,8 @@ def _label(v) -> Optional[str]:
     return None if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)) else str(v)
 
 
-def _diff_frames(py: pd.DataFrame, r: pd.DataFrame, what: str) -> Tuple[float, float, List[str]]:
+def _diff_frames(py: pd.DataFrame, r: pd.DataFrame, what: str,
+                 scale_columns: Optional[Sequence[str]] = None) -> Tuple[float, float, List[str]]:
     if list(py.columns) != list(r.columns):
         return math.inf, 1.0, [f"{what}: columns differ (pyiml {list(py.columns)}, iml {list(r.columns)})"]
     if len(py) != len(r):
@@ -90,7 +105,8 @@ def _diff_frames(py: pd.DataFrame, r: pd.DataFrame, what: str) -> Tuple[float, f
                 continue
             if ok.any():
                 worst = max(worst, float(np.max(np.abs(av[ok] - bv[ok]))))
-                scale = max(scale, float(np.max(np.abs(bv[ok]))))
+                if scale_columns is None or c in scale_columns:
+                    scale = max(scale, float(np.max(np.abs(bv[ok]))))
         else:
             sa, sb = a.astype(object).map(_label), b.astype(object).map(_label)
             neq = sa.to_numpy() != sb.to_numpy()
@@ -101,23 +117,27 @@ def _diff_frames(py: pd.DataFrame, r: pd.DataFrame, what: str) -> Tuple[float, f
     return worst, scale, problems
 
 
-def diff_outputs(py: Any, r: Any, what: str = "results") -> Tuple[float, float, List[str]]:
+def diff_outputs(py: Any, r: Any, what: str = "results",
+                 scale_columns: Optional[Sequence[str]] = None) -> Tuple[float, float, List[str]]:
     """Max abs difference between pyiml and iml outputs (frames, dicts of frames, numbers).
 
-    Returns ``(max_abs_diff, scale, problems)`` where ``scale`` is the largest absolute iml value
-    and ``problems`` lists structural differences (columns, rows, labels), which make the
-    difference infinite.
+    Returns ``(max_abs_diff, scale, problems)`` where ``max_abs_diff`` is over every numeric
+    value (key columns such as grid points too: a different grid is a difference), ``scale``
+    is the largest absolute iml value of the frames' ``scale_columns`` (default: every numeric
+    column; the comparison passes the value columns, :func:`value_columns`) and of plain
+    numbers, and ``problems`` lists structural differences (columns, rows, labels), which make
+    the difference infinite.
     """
     if isinstance(r, pd.DataFrame):
         if not isinstance(py, pd.DataFrame):
             return math.inf, 1.0, [f"{what}: pyiml gave {type(py).__name__}, iml a data frame"]
-        return _diff_frames(py, r, what)
+        return _diff_frames(py, r, what, scale_columns)
     if isinstance(r, dict):
         if not isinstance(py, dict) or list(map(str, py)) != list(map(str, r)):
             return math.inf, 1.0, [f"{what}: parts differ"]
         worst, scale, problems = 0.0, 0.0, []
         for (k, pv), rv in zip(py.items(), r.values()):
-            d, s, p = diff_outputs(pv, rv, f"{what}[{k}]")
+            d, s, p = diff_outputs(pv, rv, f"{what}[{k}]", scale_columns)
             worst, scale, problems = max(worst, d), max(scale, s), problems + p
         return worst, scale, problems
     a = np.atleast_1d(np.asarray(py, dtype=float)).ravel()
@@ -239,6 +259,7 @@ def compare_case(case_result, seed: int, progress) -> CaseComparison:
     progress.done()
     setup = time.perf_counter() - t0
     recomputed = []
+    features = [str(f) for f in case_result.predictor.data.feature_names]
     for run in case_result.runs:
         progress.step(f"{case.key}: iml {run.label}")
         py_out = run.outputs
@@ -263,11 +284,15 @@ def compare_case(case_result, seed: int, progress) -> CaseComparison:
             progress.done()
             continue
         py_cmp = _py_for_r(run, py_out)
+        r_res = _results_frame(r_out["results"])
+        # largest |value| (the scale of the relative agreement) over value columns only: an .id
+        # running to n, a grid of a feature in the thousands or TreeSurrogate's data columns would
+        # otherwise make a difference in small values look relatively negligible
+        vcols = value_columns(r_res.columns, features) if r_res is not None else []
         d, scale, problems = 0.0, 0.0, []
         for k in r_out:
-            kd, ks, kp = diff_outputs(py_cmp.get(k), r_out[k], k)
+            kd, ks, kp = diff_outputs(py_cmp.get(k), r_out[k], k, scale_columns=vcols or None)
             d, scale, problems = max(d, kd), max(scale, ks), problems + kp
-        r_res = _results_frame(r_out["results"])
         cmp.rows.append({"model": case.key, "method": run.label.replace("`", ""),
                          "rows": len(r_res) if r_res is not None else np.nan,
                          "max abs diff": d, "largest |value|": scale, "pyiml seconds": run.seconds,
@@ -314,7 +339,10 @@ def comparison_section(comparisons: List[CaseComparison]) -> Section:
     rows = [r for c in comparisons for r in c.rows]
     sec.add(Text("Each method of this report computed again by CRAN iml in R, with the same model, data, "
                  "arguments and seed. Max abs diff is over every numeric value of the results (and fields such "
-                 "as r.squared); largest |value| is the largest absolute iml value."))
+                 "as r.squared), grid points and ids included; largest |value| is the largest absolute iml "
+                 "value among the computed values (such as `.value`, `importance`, `phi`, `.y.hat`, "
+                 "r.squared), not ids, grid points, borders or feature values (`.id`, `.node`, a feature's "
+                 "column). Agreement compares max abs diff with largest |value|."))
     if rows:
         sec.add(Table(pd.DataFrame(rows), caption="Max abs difference per method", digits=4, max_rows=None,
                       sci_columns=["max abs diff"]))
