@@ -3,7 +3,9 @@
 ``report`` explains a pickled model on a CSV file with every pyiml method and writes one
 self-contained HTML page; ``demo`` does the same for models fitted on data shipped with
 scikit-learn. Only the report location is printed (nothing with ``--quiet``; a progress bar
-with ``--progress``); warnings raised while a method runs are shown in the report.
+with ``--progress``); warnings raised while a method runs are shown in the report. Plots are
+drawn with matplotlib's Agg unless MPLBACKEND names another backend; an MPLBACKEND that names
+none is replaced by Agg with one line on stderr.
 Usage errors (missing file, unknown column or method, a model without ``predict``, a ``--loss``
 the model's predictions do not suit, an output directory that cannot be made) exit with status 2
 and one message; a method that fails while
@@ -316,6 +318,41 @@ def _demo(parser, args) -> int:
                 "scikit-learn, explained with every pyiml method.")
 
 
+def _use_matplotlib(quiet: bool) -> None:
+    """Import matplotlib on Agg, or on the backend MPLBACKEND names.
+
+    The report draws on matplotlib ``Figure`` objects and embeds them as PNG, so the backend
+    never shows in it. An MPLBACKEND that names no backend (which makes ``import matplotlib``
+    raise) is therefore replaced by Agg, with one line on stderr (none with ``--quiet``).
+    """
+    backend = os.environ.get("MPLBACKEND")
+    if not backend:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        return
+    imported_here = "matplotlib" not in sys.modules
+    if imported_here:   # import it without MPLBACKEND, then check the name
+        del os.environ["MPLBACKEND"]
+        try:
+            import matplotlib
+        finally:
+            os.environ["MPLBACKEND"] = backend
+    import matplotlib
+
+    try:
+        matplotlib.rcsetup.validate_backend(backend)
+    except ValueError:
+        os.environ["MPLBACKEND"] = "Agg"   # for anything that imports pyplot later
+        matplotlib.use("Agg")
+        if not quiet:
+            print(f"pyiml: MPLBACKEND={backend!r} is not a matplotlib backend; drawing with Agg (the report "
+                  "only embeds PNG images)", file=sys.stderr)
+        return
+    if imported_here:
+        matplotlib.rcParams["backend"] = backend   # what `import matplotlib` does with MPLBACKEND
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Entry point of ``python -m pyiml`` and the ``pyiml`` command; returns the exit status."""
     parser = build_parser()
@@ -324,10 +361,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         parser.print_usage(sys.stderr)
         print("pyiml: error: choose a command: report or demo", file=sys.stderr)
         return 2
-    import matplotlib
-
-    if not os.environ.get("MPLBACKEND"):
-        matplotlib.use("Agg")
+    _use_matplotlib(quiet=args.quiet)
     if args.command == "report":
         return _report(args.subparser, args)
     return _demo(args.subparser, args)

@@ -548,3 +548,24 @@ def test_value_columns_leave_out_ids_grids_and_feature_values():
     frame = pd.DataFrame({".id": [1, 200], ".value": [0.5, -0.25]})
     assert r_side.diff_outputs(frame, frame, scale_columns=[".value"])[1] == 0.5
     assert r_side.diff_outputs(frame, frame)[1] == 200
+
+
+def test_cli_invalid_mplbackend_falls_back_to_agg_with_one_line(user_files, tmp_path):
+    """MPLBACKEND=nonsense made `import matplotlib` raise: a traceback, exit 1. The report only
+    embeds PNGs, so it draws with Agg and says so on stderr (nothing with --quiet)."""
+    import os
+    from pathlib import Path
+
+    env = dict(os.environ, MPLBACKEND="nonsense")
+    args = [sys.executable, "-m", "pyiml", "report", "--data", str(user_files / "data.csv"), "--target", "y",
+            "--model", str(user_files / "model.pkl"), "--quick", "--no-r", "--methods", "FeatureImp"]
+    res = subprocess.run(args + ["--out", str(tmp_path / "a")], capture_output=True, text=True, timeout=300, env=env,
+                         cwd=Path(__file__).resolve().parents[1])
+    assert res.returncode == 0, res.stderr
+    assert res.stderr == ("pyiml: MPLBACKEND='nonsense' is not a matplotlib backend; drawing with Agg (the report "
+                          "only embeds PNG images)\n")
+    assert res.stdout.startswith("Report written to ")
+    assert len(_images((tmp_path / "a" / "index.html").read_text(encoding="utf-8"))) == 1
+    res = subprocess.run(args + ["--out", str(tmp_path / "b"), "--quiet"], capture_output=True, text=True,
+                         timeout=300, env=env, cwd=Path(__file__).resolve().parents[1])
+    assert (res.returncode, res.stdout, res.stderr) == (0, "", "")
