@@ -344,9 +344,19 @@ def _fit_columns(model) -> Callable:
     scikit-learn refuses columns in another order than at ``fit`` and columns it has not seen
     (``feature_names_in_``), where R's ``predict`` matches columns by name and ignores the rest;
     pyiml hands the model its own columns, as R does. Frames that already are in that order, and
-    frames that lack some of the columns (the model then names them), pass as they are."""
+    frames that lack some of the columns (the model then names them), pass as they are.
+
+    A scikit-learn model fitted on an array (``n_features_in_`` without ``feature_names_in_``)
+    gets the values as an array, columns in data order, as scikit-learn would make them: given a
+    DataFrame it warns on every call that it was fitted without feature names."""
     names = getattr(model, "feature_names_in_", None)
     if names is None:
+        try:
+            unnamed = getattr(model, "n_features_in_", None) is not None
+        except Exception:     # a property that fails (an unfitted step of a pipeline)
+            unnamed = False
+        if unnamed:
+            return lambda nd: nd.to_numpy() if isinstance(nd, pd.DataFrame) else nd
         return lambda nd: nd
     names = [str(c) for c in names]
 

@@ -5,7 +5,7 @@ import pytest
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.linear_model import LinearRegression, LogisticRegression
 
-from pyiml import Data, FeatureEffect, Predictor
+from pyiml import Data, FeatureEffect, FeatureImp, Predictor
 
 
 @pytest.fixture
@@ -435,3 +435,35 @@ def test_numbers_in_object_arrays_are_numbers(lab_data):
         np.testing.assert_array_equal(out.iloc[:, 0].to_numpy(), want)
     ints = Predictor(data=X, predict_function=lambda nd: np.array([1] * len(nd), dtype=object)).predict(X)
     assert list(ints.columns) == ["pred"] and (ints["pred"] == 1.0).all()
+
+
+def test_sklearn_model_fitted_on_an_array_gets_arrays_without_warnings():
+    """A scikit-learn model fitted on a numpy array (no feature_names_in_) gets each design as an
+    array in data column order, as scikit-learn would convert it; given a DataFrame it warned
+    "X has feature names, but ... was fitted without feature names" on every call."""
+    import warnings
+
+    from sklearn.compose import make_column_transformer
+    from sklearn.linear_model import Ridge
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import OneHotEncoder, StandardScaler
+
+    rng = np.random.default_rng(3)
+    X = pd.DataFrame({"a": rng.normal(size=60), "b": rng.normal(size=60), "c": rng.normal(size=60)})
+    y = 2 * X["a"] + X["b"]
+    Xc = X.assign(k=pd.Categorical(rng.choice(["u", "v"], 60)))
+    ridge = Ridge().fit(X.to_numpy(), y)
+    logit = make_pipeline(StandardScaler(), LogisticRegression()).fit(X.to_numpy(), y > 0)
+    onehot = make_pipeline(make_column_transformer((OneHotEncoder(), [3]), remainder="passthrough"),
+                           Ridge()).fit(Xc.to_numpy(), y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        p = Predictor(ridge, data=X.assign(y=y), y="y")
+        np.testing.assert_array_equal(p.predict(X)["pred"].to_numpy(), ridge.predict(X.to_numpy()))
+        assert sorted(FeatureImp(p, loss="mae", random_state=1).results["feature"]) == ["a", "b", "c"]
+        pl = Predictor(logit, data=X)
+        np.testing.assert_array_equal(pl.predict(X).to_numpy(), logit.predict_proba(X.to_numpy()))
+        pdp = FeatureEffect(Predictor(onehot, data=Xc), "k", method="pdp").results
+    for level in ("u", "v"):
+        design = Xc.assign(k=pd.Categorical([level] * 60, categories=["u", "v"])).to_numpy()
+        assert pdp.loc[pdp["k"] == level, ".value"].item() == pytest.approx(onehot.predict(design).mean(), abs=1e-12)
