@@ -144,6 +144,18 @@ def test_grid_1d_equals_iml(r, ftype, gtype, size):
     np.testing.assert_array_equal(grid_1d(x, size, ftype, type=gtype), np.asarray(got_r, dtype=float))
 
 
+@pytest.mark.parametrize("lo,hi,size", [(-1.7e308, 1.7e308, 5), (-1.7e308, 1e308, 7), (-1e308, 1.7e308, 20),
+                                         (-9e307, 9e307, 3)])
+def test_equidistant_grid_of_a_range_beyond_the_largest_double_equals_iml(r, lo, hi, size):
+    """max - min overflows: R's seq computes on a quarter of the range (pyiml's grid had inf)."""
+    x = np.array([lo, -1e307, 0.0, 1e300, hi])
+    got_r = r.r_eval(f"iml:::get.grid.1D(x, {size}, feature.type = 'numerical', type = 'equidist')",
+                     x=r.robjects().FloatVector(x))
+    mine = grid_1d(x, size, "numerical", type="equidist")
+    assert np.isfinite(mine).all()
+    np.testing.assert_array_equal(mine, np.asarray(got_r, dtype=float))
+
+
 def test_get_grid_with_anchor_and_two_features_equals_iml(r):
     from r_bridge import convert
 

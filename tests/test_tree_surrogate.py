@@ -250,6 +250,25 @@ def test_predict_and_ordered_rules_agree_with_r(r, mixed):
 
 
 @pytest.mark.r
+def test_integer_split_points_print_as_r_prints_doubles(r):
+    """partykit's rules put an integer feature's break into a double matrix, so R prints 100000
+    as 1e+05 in .path (pyiml printed the integer, 100000)."""
+    from r_bridge import iml as riml
+
+    rng = np.random.default_rng(8)
+    levels = np.array([-100000, 0, 100000, 200000, 1000000])
+    X = pd.DataFrame({"k": rng.choice(levels, 150).astype("int64"), "z": rng.normal(size=150)})
+
+    def f(d):
+        return np.searchsorted(levels, d["k"].to_numpy()) * 1e12 + d["z"].to_numpy()
+
+    ts = TreeSurrogate(Predictor(predict_function=f, data=X), maxdepth=3)
+    rr = riml.iml("TreeSurrogate", riml.r_predictor(data=X, predict_function=f), maxdepth=3).results
+    assert ts.results[".path"].tolist() == rr[".path"].tolist()
+    assert any("e+05" in p for p in ts.results[".path"])
+
+
+@pytest.mark.r
 def test_multiple_outputs_with_factor_features_where_iml_fails(r):
     """iml 0.11.4 fails for several outputs when a factor feature has an unused level
     (``predict`` of the multivariate ctree then rebuilds the model frame with the responses:

@@ -174,10 +174,11 @@ class CTreeSplit:
 
     @functools.cached_property
     def break_text(self) -> str:
-        """The split point as the rules print it (R's ``as.character``; numeric and integer
-        splits), formatted once per split."""
-        b = self.breaks
-        return str(int(b)) if isinstance(b, (int, np.integer)) else r_as_character(float(b))
+        """The split point as the rules print it, formatted once per split: R's
+        ``as.character`` of a double also for an integer split (partykit's rules put the breaks
+        into ``cbind(c(-Inf, breaks), c(breaks, Inf))``, a double matrix, so 100000 prints as
+        ``1e+05``)."""
+        return r_as_character(float(self.breaks))
 
 
 @dataclass

@@ -31,7 +31,9 @@ def r_seq(start: float, stop: float, length_out: int) -> np.ndarray:
     For ``length_out > 2`` the values are ``start + i * ((stop - start) / (length_out - 1))``
     for the inner points and exactly ``stop`` for the last one (``length_out`` copies of
     ``start`` when ``start == stop``); ``length_out`` 2 gives ``[start, stop]`` and 1 gives
-    ``[start]``. A fractional ``length_out`` is rounded up, as in R.
+    ``[start]``. A fractional ``length_out`` is rounded up, as in R. Where ``stop - start``
+    overflows, the points are computed from ``start / 4`` and ``stop / 4`` and multiplied by 4,
+    as R's ``seq.default`` does.
     """
     m = int(math.ceil(length_out))
     if m < 1:
@@ -44,11 +46,16 @@ def r_seq(start: float, stop: float, length_out: int) -> np.ndarray:
     if start == stop:
         return np.full(m, start)
     n1 = m - 1
+    scale = 1.0
+    if not math.isfinite(stop - start):   # the range overflows: R computes on a quarter of it
+        start, stop, scale = start / 4, stop / 4, 4.0
     by = (stop - start) / n1
     out = np.empty(m)
     out[0] = start
     out[1:-1] = start + np.arange(1, n1, dtype=float) * by
     out[-1] = stop
+    if scale != 1.0:
+        out *= scale
     return out
 
 
