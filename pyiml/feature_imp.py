@@ -206,8 +206,12 @@ class FeatureImp(InterpretationMethod):
         "msle": "takes log(1 + x) of the actual and predicted values, which is undefined below -1",
         "rmsle": "takes log(1 + x) of the actual and predicted values, which is undefined below -1",
         "rae": "divides by the spread of the target, which is 0 for a constant target",
-        "rse": "divides by the spread of the target, which is 0 for a constant target",
-        "rrse": "divides by the spread of the target, which is 0 for a constant target",
+        "rse": ("divides by the squared spread of the target, which is 0 for a constant target (and 0 or Inf "
+                 "in double precision where the target or the predictions are beyond about 1e-154 or 1e154 in "
+                 "size: rescale them)"),
+        "rrse": ("divides by the squared spread of the target, which is 0 for a constant target (and 0 or Inf "
+                 "in double precision where the target or the predictions are beyond about 1e-154 or 1e154 in "
+                 "size: rescale them)"),
     }
 
     def _undefined_hint(self) -> str:

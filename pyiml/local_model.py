@@ -8,6 +8,7 @@ point of the path with exactly ``k`` non-zero coefficients.
 """
 from __future__ import annotations
 
+import math
 import numbers
 import warnings
 from typing import List, Optional
@@ -230,7 +231,8 @@ class LocalModel(InterpretationMethod):
             return 1.0 - _r_pow(d, g)
         d = r_dist(np.vstack([xr, matrix]), self.dist_fun)
         kw = self.kernel_width
-        return np.sqrt(r_exp(-(d * d) / (kw * kw)))     # R's (the C library's) exp
+        with np.errstate(divide="ignore", invalid="ignore"):    # a kernel_width whose square is 0: _run says so
+            return np.sqrt(r_exp(-(d * d) / (kw * kw)))     # R's (the C library's) exp
 
     def _widen_hint(self) -> str:
         """How to spread the weights over more rows (weights 1 - d^gower_power: a larger power
@@ -258,6 +260,12 @@ class LocalModel(InterpretationMethod):
         _, xcols, xr = recode(data, x, x, labels)
         w = self._weights(names, cols, matrix, xcols, xr)
         if np.isnan(w).any():
+            kw = self.kernel_width
+            if self.dist_fun != "gower" and not 0.0 < kw * kw < math.inf:
+                raise ValueError(
+                    f"kernel_width={kw!r} squared is {kw * kw!r} in double precision, so the kernel weights "
+                    f"exp(-d^2 / kernel_width^2) are undefined (NaN; iml fails too): use a kernel_width between "
+                    "about 1e-154 and 1e154, on the scale of the distances")
             raise ValueError(
                 f"the {self.dist_fun} distance is undefined (NaN) for some rows: every feature was skipped "
                 "or has missing values; check the data for constant or missing columns")

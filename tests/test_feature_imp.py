@@ -308,6 +308,17 @@ def test_undefined_importances_raise_as_iml_fails(loss, compare, match):
     assert FeatureImp(P, "mae", random_state=RRandom(1)).results["importance"].notna().all()
 
 
+@pytest.mark.parametrize("scale", [1e-300, 1e200])
+def test_rse_beyond_double_range_names_the_scale(scale):
+    """rse squares the target's spread: at 1e-300 it underflows to 0 (NaN loss) and at 1e200 it
+    overflows; iml fails as well. The message said only "a constant target"."""
+    X = NAN_DATA.assign(y=NAN_DATA["y"] * scale)
+    P = Predictor(predict_function=lambda d: _nan_model(d) * scale, data=X, y="y")
+    with pytest.raises(ValueError, match=r"rse divides by the squared spread.*1e154 in size: rescale"):
+        FeatureImp(P, "rse", random_state=RRandom(1))
+    assert FeatureImp(P, "mae", random_state=RRandom(1)).results["importance"].notna().all()
+
+
 def test_nan_model_error_and_infinite_importances():
     P = Predictor(predict_function=lambda d: _nan_model(d) - 3, data=NAN_DATA, y="y")
     with pytest.raises(ValueError, match=r"loss='msle' of the model's predictions is NaN.*log\(1 \+ x\)"):

@@ -253,6 +253,21 @@ def test_missing_values_in_a_categorical_feature_are_named(kind):
         LocalModel(p, X.iloc[[0]], k=1)
 
 
+def test_kernel_width_whose_square_underflows_is_named():
+    """kernel_width**2 == 0 in double makes every kernel weight 0/0 (iml fails too); the message
+    blamed constant or missing columns. No numpy warning escapes on the way."""
+    import warnings
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.normal(size=40), "b": rng.normal(size=40), "c": rng.normal(size=40)})
+    p = Predictor(predict_function=lambda d: d["a"].to_numpy() + 2 * d["b"].to_numpy(), data=X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match=r"kernel_width=1e-300 squared is 0.0 .*between about 1e-154 and 1e154"):
+            LocalModel(p, X.iloc[[0]], dist_fun="euclidean", kernel_width=1e-300, k=2)
+        assert len(LocalModel(p, X.iloc[[0]], dist_fun="euclidean", kernel_width=1e200, k=2).results) == 2
+
+
 def test_weights_without_any_row_name_the_fix():
     """Kernel weights that underflow to 0 for every row (a narrow kernel around a point far from
     the data): glmnet (and so iml) fails with "weights must not all be zero"; pyiml names the fix."""
