@@ -26,30 +26,21 @@ _METHODS_HELP = ("methods to run, by name or as a comma-separated list, case-ins
                  "one this pyiml provides)")
 
 
-def _nonneg_int(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if v < 0:
-        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {v}")
-    return v
-
-
-def _pos_int(text: str) -> int:
-    v = _nonneg_int(text)
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"expected a number >= 1, got {v}")
-    return v
-
-
 def _int_at_least(low: int):
+    """An argparse type: a whole number >= ``low``."""
     def parse(text: str) -> int:
-        v = _nonneg_int(text)
+        try:
+            v = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
         if v < low:
             raise argparse.ArgumentTypeError(f"expected a number >= {low}, got {v}")
         return v
     return parse
+
+
+_nonneg_int = _int_at_least(0)
+_pos_int = _int_at_least(1)
 
 
 def _add_common(p: argparse.ArgumentParser, default_out: str) -> None:

@@ -200,18 +200,15 @@ class FeatureImp(InterpretationMethod):
 
     #: Why a named loss can be undefined (NaN) or infinite for some data.
     _UNDEFINED = {
-        "mape": "divides by the actual values, and the target has zeros",
-        "percent_bias": "divides by the actual values, and the target has zeros",
+        **dict.fromkeys(("mape", "percent_bias"), "divides by the actual values, and the target has zeros"),
         "smape": "divides by |actual| + |predicted|, which is 0 where both are 0",
-        "msle": "takes log(1 + x) of the actual and predicted values, which is undefined below -1",
-        "rmsle": "takes log(1 + x) of the actual and predicted values, which is undefined below -1",
+        **dict.fromkeys(("msle", "rmsle"),
+                        "takes log(1 + x) of the actual and predicted values, which is undefined below -1"),
         "rae": "divides by the spread of the target, which is 0 for a constant target",
-        "rse": ("divides by the squared spread of the target, which is 0 for a constant target (and 0 or Inf "
-                 "in double precision where the target or the predictions are beyond about 1e-154 or 1e154 in "
-                 "size: rescale them)"),
-        "rrse": ("divides by the squared spread of the target, which is 0 for a constant target (and 0 or Inf "
-                 "in double precision where the target or the predictions are beyond about 1e-154 or 1e154 in "
-                 "size: rescale them)"),
+        **dict.fromkeys(("rse", "rrse"),
+                        "divides by the squared spread of the target, which is 0 for a constant target (and 0 or "
+                        "Inf in double precision where the target or the predictions are beyond about 1e-154 or "
+                        "1e154 in size: rescale them)"),
     }
 
     def _undefined_hint(self) -> str:

@@ -327,6 +327,13 @@ def _class_names(y: pd.Series, classes: List[str]) -> np.ndarray:
     return max(ways, key=lambda w: np.isin(w, list(names)).sum())
 
 
+def _finite_strength(res: pd.DataFrame) -> pd.Series:
+    """Interaction results: each ``.feature``'s largest finite H (over classes), in results order;
+    features whose H is not finite anywhere are left out."""
+    finite = res[np.isfinite(res[".interaction"].to_numpy(dtype=float))]
+    return finite.groupby(".feature", sort=False)[".interaction"].max()
+
+
 def _image(fig, alt: str, caption: str, dpi: int) -> Image:
     return Image(figure_png(fig, dpi=dpi), alt=alt, caption=caption)
 
@@ -681,8 +688,7 @@ class _CaseExplainer:
                              {"results": res}, random=True, seeded=self.exact,
                              rerun=lambda rs: {"results": make(rs).results},
                              value_columns=[".interaction"], key_columns=keys))
-        finite = res[np.isfinite(res[".interaction"].to_numpy(dtype=float))]
-        strength = finite.groupby(".feature", sort=False)[".interaction"].max()
+        strength = _finite_strength(res)
         if strength.empty:
             sec.add(Note("No finite H statistic (every grid prediction equal, H = 0/0 or noise/0): the two-way "
                          "interactions are not shown."))
@@ -703,8 +709,7 @@ class _CaseExplainer:
                                  dict(kwargs, feature=best), {"results": res2}, random=True, seeded=self.exact,
                                  rerun=lambda rs: {"results": make(rs, feature=best).results},
                                  value_columns=[".interaction"], key_columns=keys))
-            s2 = res2[np.isfinite(res2[".interaction"].to_numpy(dtype=float))]
-            s2 = s2.groupby(".feature", sort=False)[".interaction"].max()
+            s2 = _finite_strength(res2)
             if not s2.empty:
                 pair_label = str(s2.idxmax())
                 other = [f for f in pair_label.split(":") if f != best]
