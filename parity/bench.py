@@ -48,6 +48,17 @@ def friedman_data(n: int, seed: int = 0) -> pd.DataFrame:
     return df
 
 
+def repeat_rows(X: pd.DataFrame, k: int) -> pd.DataFrame:
+    """The rows of ``X`` repeated cyclically to ``k`` rows, index 0..k-1, every column contiguous.
+
+    The floor's rows are laid out as pyiml lays out its designs (one contiguous array per column),
+    the layout in which a model that reads columns predicts fastest. A frame made from a
+    row-major array (e.g. ``pd.concat`` of ``friedman_data``'s frames) holds each column with a
+    stride of p values: the closed form predicts it up to three times slower (2 ms instead of
+    0.67 ms for 2 * 10^5 rows), which would make the floor too easy to reach."""
+    return X.iloc[np.arange(k) % len(X)].reset_index(drop=True)
+
+
 def floor_call(predict: Callable[[pd.DataFrame], object], rows: pd.DataFrame) -> Callable[[], object]:
     """The floor's model call: ``predict`` on a new frame object holding the prebuilt ``rows``.
 

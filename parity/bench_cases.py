@@ -10,7 +10,7 @@ from typing import List
 import numpy as np
 import pandas as pd
 
-from .bench import Case, FriedmanModel, floor_call, friedman_data, friedman_f
+from .bench import Case, FriedmanModel, floor_call, friedman_data, friedman_f, repeat_rows
 
 
 #: Floor designs larger than this are predicted in calls of this many rows (a design of 4 * 10^7
@@ -26,12 +26,9 @@ def _floor(X: pd.DataFrame, rows: int, predict=friedman_f):
     """The model called on ``rows`` prebuilt rows: one call, or calls of :data:`FLOOR_CHUNK`
     rows beyond that (the design is built outside the timed call; each call gets a new frame
     object, :func:`parity.bench.floor_call`)."""
-    def first_rows(k: int) -> pd.DataFrame:   # the data repeated to k rows
-        return pd.concat([X] * -(-k // len(X)), ignore_index=True).iloc[:k]
-
     m = min(rows, FLOOR_CHUNK)
-    big = floor_call(predict, first_rows(m))
-    rest = floor_call(predict, first_rows(rows % m)) if rows % m else None
+    big = floor_call(predict, repeat_rows(X, m))
+    rest = floor_call(predict, repeat_rows(X, rows % m)) if rows % m else None
 
     def run():
         for _ in range(rows // m):

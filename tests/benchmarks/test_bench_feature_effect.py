@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from parity.bench import FriedmanModel, best_time, floor_call, friedman_data, friedman_f, time_r
+from parity.bench import FriedmanModel, best_time, floor_call, friedman_data, friedman_f, repeat_rows, time_r
 from pyiml import FeatureEffect, Predictor
 
 N = 1000
@@ -48,7 +48,7 @@ CASES = {
 def _floor(X: pd.DataFrame, rows: int, chunk: int = 10 ** 6) -> float:
     """One model call on ``rows`` prebuilt rows (calls of ``chunk`` rows, scaled, beyond that)."""
     m = min(rows, chunk)
-    big = X.iloc[np.arange(m) % len(X)].reset_index(drop=True)
+    big = repeat_rows(X, m)
     return best_time(floor_call(friedman_f, big)) * rows / m
 
 
@@ -153,7 +153,7 @@ def test_mixed_dtype_designs_vs_floor(benchmark, mixed, case, per_row):
     run = lambda: FeatureEffect(p, **kwargs)
     benchmark(run)
     t_py = best_time(run, 3)
-    rows = X.iloc[np.arange(per_row * BIG) % BIG].reset_index(drop=True)
+    rows = repeat_rows(X, per_row * BIG)
     t_floor = best_time(lambda: f(rows.copy(deep=False)), 3)
     _report(benchmark, f"FeatureEffect {case} mixed dtypes n={BIG}", pyiml_s=t_py, pyiml_over_floor=t_py / t_floor)
     assert t_py < {"pdp": 3, "ale": 10}[case] * t_floor

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from parity.bench import FriedmanModel, best_time, floor_call, friedman_data, friedman_f, time_r
+from parity.bench import FriedmanModel, best_time, floor_call, friedman_data, friedman_f, repeat_rows, time_r
 from pyiml import FeatureImp, Interaction, Predictor, Shapley
 
 N = 1000
@@ -34,7 +34,7 @@ def _cpu(fn, repeats=5) -> float:
 
 
 def _floor(X: pd.DataFrame, rows: int) -> float:
-    big = X.iloc[np.arange(rows) % len(X)].reset_index(drop=True)
+    big = repeat_rows(X, rows)
     return _cpu(floor_call(friedman_f, big))
 
 
