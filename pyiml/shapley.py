@@ -388,7 +388,10 @@ class Shapley(InterpretationMethod):
     def _set_predictions(self, y_x: np.ndarray, outputs: List[str]) -> None:
         if self._avg is None:
             X = self.sampler.X
-            self._avg = r_colMeans(self.predictor.predict_batched(len(X), lambda s, e: X.iloc[s:e]))
+            P = self.predictor.predict_batched(len(X), lambda s, e: X.iloc[s:e])
+            # R's colMeans (sequential long-double sum, ~8 ns a value) where the draws are R's; numpy's
+            # pairwise mean otherwise (the same up to an ulp or two, and 10 times faster)
+            self._avg = r_colMeans(P) if self._rs.r_exact else P.mean(axis=0)
         single = len(outputs) == 1
         self.y_hat_average = float(self._avg[0]) if single else pd.Series(self._avg, index=outputs)
         if single and len(y_x) == 1:
