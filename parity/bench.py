@@ -288,14 +288,24 @@ NOTES = """Notes:
 - The floor is one model call on a prebuilt frame of the rows the method predicts (calls of 10^6
   rows beyond that): for FeatureImp the n·p·repetitions permuted rows plus the data once (the
   model error), for Shapley iml's 2·M·p rows per point plus the data once (the average
-  prediction) and the points. Each call gets a new frame object over the same rows (a shallow
-  copy, about 4 µs): a frame that was predicted before hands the model its columns from pandas'
-  cache, which would make the closed form's call at n = 1,000 about 35 µs (2.3 times) faster
-  than on any design a method builds. With the closed form at n = 1,000 the floor of most
-  methods is 0.08-0.7 ms (2-15 ms for the 2-D PDP, Shapley for 100 rows and Interaction), below
-  pyiml's fixed cost per call (argument checks, grids, building the result DataFrame, R's number
-  formatting), so the floor ratio is large for those sub-millisecond floors; with a model whose
-  prediction costs anything (model (b)) pyiml stays within about twice the floor (see the table).
+  prediction) and the points. The frame holds each column as one contiguous array, as pyiml's
+  designs do (`repeat_rows`); a frame made from a row-major array (strided columns) takes the
+  closed form up to 3 times longer, and tables before 2026-11-24 used such a frame, which made
+  their floor ratios too low (ALE 1-D at n = 100,000: 2.1 instead of 5). Each call gets a new
+  frame object over the same rows (a shallow copy, about 4 µs): a frame that was predicted
+  before hands the model its columns from pandas' cache, which would make the closed form's call
+  at n = 1,000 about 35 µs (2.3 times) faster than on any design a method builds.
+- Where pyiml stays above 3 times the floor with the closed form, the floor is small next to
+  work that the floor leaves out. At n = 1,000 most floors are 0.1-0.5 ms, less than pyiml's
+  fixed cost per call (argument checks, grids, the result DataFrame, R's number formatting:
+  0.3-1 ms). Interaction overall at n = 1,000 writes 6 * 10^5 design rows of 10 columns, which
+  costs about as much as the closed form's reading of them.
+  At n = 100,000: ALE's type-1 quantile grid and interval lookup of 10^5 values (about 0.9 ms)
+  and the writing of its 2-4 * 10^5-row design (about 1 ms) each cost about as much as the
+  closed form's prediction of those rows (1 ms); Shapley for 100 rows formats its 1,000 feature
+  values as R prints them (about 0.8 ms) and draws 10^4 feature orders (about 0.85 ms) against
+  a floor of 1.2-1.8 ms. With a model whose prediction costs anything (model (b)) pyiml stays
+  within about twice the floor (see the table).
 - Model (b) runs at n = 1,000 only: R's randomForest predicts about 10^5 rows a second, and both
   sides spend nearly all their time in it, so the ratios against R iml are close to 1 there."""
 
