@@ -389,7 +389,7 @@ class Shapley(InterpretationMethod):
         if self._avg is None:
             X = self.sampler.X
             P = self.predictor.predict_batched(len(X), lambda s, e: X.iloc[s:e])
-            # R's colMeans (sequential long-double sum, ~8 ns a value) where the draws are R's; numpy's
+            # R's colMeans (a sequential long-double sum, 6-8 ns a value) where the draws are R's; numpy's
             # pairwise mean otherwise (the same up to an ulp or two, and 10 times faster)
             self._avg = r_colMeans(P) if self._rs.r_exact else P.mean(axis=0)
         single = len(outputs) == 1

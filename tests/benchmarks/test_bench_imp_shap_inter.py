@@ -13,7 +13,6 @@ Targets: FeatureImp >= 20x faster than R iml and >= 3x faster than scikit-learn'
 """
 import time
 
-import numpy as np
 import pandas as pd
 import pytest
 
