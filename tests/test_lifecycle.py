@@ -1,5 +1,6 @@
 """Objects as Python users keep them: pickled, copied, edited, shared between threads, and a
 failed recomputation undone."""
+import contextlib
 import copy
 import pickle
 import sys
@@ -96,6 +97,32 @@ def test_failed_recomputation_leaves_the_effect_as_it_was(data, change):
     fe.plot()
 
 
+@contextlib.contextmanager
+def _fast_thread_switching():
+    """Threads switch every microsecond inside the block, so that races show."""
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        yield
+    finally:
+        sys.setswitchinterval(old)
+
+
+def _in_two_threads(call):
+    """``call()`` in two threads released at the same moment; their results, as they finish."""
+    bar, out = threading.Barrier(2), []
+
+    def work():
+        bar.wait()
+        out.append(call())
+    ts = [threading.Thread(target=work) for _ in range(2)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    return out
+
+
 def test_first_concurrent_predictions_select_class_(data):
     # two threads' first predict() calls could return every output column, unselected
     X = data.drop(columns="y")
@@ -103,24 +130,11 @@ def test_first_concurrent_predictions_select_class_(data):
     def f(nd):
         a = nd["a"].to_numpy()
         return pd.DataFrame({"lo": 1 - a, "mid": a / 2, "hi": a / 2})
-    old = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
-    try:
+    with _fast_thread_switching():
         for _ in range(300):
             p = Predictor(predict_function=f, data=X, class_="mid")
-            bar, out = threading.Barrier(2), []
-
-            def work():
-                bar.wait()
-                out.append(list(p.predict(X.head(3)).columns))
-            ts = [threading.Thread(target=work) for _ in range(2)]
-            for t in ts:
-                t.start()
-            for t in ts:
-                t.join()
+            out = _in_two_threads(lambda: list(p.predict(X.head(3)).columns))
             assert out == [["mid"], ["mid"]]
-    finally:
-        sys.setswitchinterval(old)
 
 
 def test_classifier_predictor_prints_its_classes(data):
@@ -131,24 +145,11 @@ def test_classifier_predictor_prints_its_classes(data):
 
 def test_threads_reading_a_lazy_ice_table_get_one_table(data):
     p = Predictor(_fit(data), data=data, y="y")
-    old = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
-    try:
+    with _fast_thread_switching():
         for _ in range(30):
             fe = FeatureEffect(p, "a", method="pdp+ice", grid_size=30)
-            bar, out = threading.Barrier(2), []
-
-            def read():
-                bar.wait()
-                out.append(fe.results)
-            ts = [threading.Thread(target=read) for _ in range(2)]
-            for t in ts:
-                t.start()
-            for t in ts:
-                t.join()
+            out = _in_two_threads(lambda: fe.results)
             assert out[0] is out[1]
-    finally:
-        sys.setswitchinterval(old)
 
 
 def test_printout_shows_every_result_column():

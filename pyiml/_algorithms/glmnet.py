@@ -53,6 +53,7 @@ returns the function ``stats::df`` there).
 """
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from dataclasses import dataclass, field
@@ -392,19 +393,14 @@ def glmnet(x, y, family: str = "gaussian", weights=None, alpha: float = 1.0, nla
             type_gaussian = "covariance" if nvars < 500 else "naive"
         if type_gaussian not in ("covariance", "naive"):
             raise ValueError("type_gaussian must be 'covariance' or 'naive'")
-        with _ieee():
-            return _fit_gaussian(x, y, w, var_names, bool(standardize), type_gaussian == "naive", nlam,
-                                 flmin, thresh, ne, nx, maxit)
-    with _ieee():
-        return _fit_multinomial(x, y, w, var_names, levels, bool(standardize), nlam, flmin, thresh, ne,
-                                nx, maxit)
-
-
-def _ieee():
-    """IEEE arithmetic without numpy's warnings, as glmnet's C++ computes: a column whose spread
-    underflows to 0 (values of 1e-300) divides by zero there too, silently, with the same
-    infinities and NaNs."""
-    return np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore")
+        fit = functools.partial(_fit_gaussian, x, y, w, var_names, bool(standardize), type_gaussian == "naive")
+    else:
+        fit = functools.partial(_fit_multinomial, x, y, w, var_names, levels, bool(standardize))
+    # IEEE arithmetic without numpy's warnings, as glmnet's C++ computes: a column whose spread
+    # underflows to 0 (values of 1e-300) divides by zero there too, silently, with the same
+    # infinities and NaNs
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
+        return fit(nlam, flmin, thresh, ne, nx, maxit)
 
 
 # ------------------------------------------------------------------------------------------

@@ -262,6 +262,7 @@ def compare_case(case_result, seed: int, progress) -> CaseComparison:
     features = [str(f) for f in case_result.predictor.data.feature_names]
     for run in case_result.runs:
         progress.step(f"{case.key}: iml {run.label}")
+        method = run.label.replace("`", "")   # the table's plain-text name of the run
         py_out = run.outputs
         try:
             with warnings.catch_warnings(record=True) as caught:
@@ -277,7 +278,7 @@ def compare_case(case_result, seed: int, progress) -> CaseComparison:
             msg = f"iml {run.label} failed: {type(exc).__name__}: {exc}"
             cmp.failures.append(f"{case.key}: {msg}")
             sec.add(Note(msg, kind="warn"))
-            cmp.rows.append({"model": case.key, "method": run.label.replace("`", ""), "rows": np.nan,
+            cmp.rows.append({"model": case.key, "method": method, "rows": np.nan,
                              "max abs diff": np.nan,
                              "largest |value|": np.nan, "pyiml seconds": run.seconds, "iml seconds": np.nan,
                              "agreement": "iml failed"})
@@ -293,7 +294,7 @@ def compare_case(case_result, seed: int, progress) -> CaseComparison:
         for k in r_out:
             kd, ks, kp = diff_outputs(py_cmp.get(k), r_out[k], k, scale_columns=vcols or None)
             d, scale, problems = max(d, kd), max(scale, ks), problems + kp
-        cmp.rows.append({"model": case.key, "method": run.label.replace("`", ""),
+        cmp.rows.append({"model": case.key, "method": method,
                          "rows": len(r_res) if r_res is not None else np.nan,
                          "max abs diff": d, "largest |value|": scale, "pyiml seconds": run.seconds,
                          "iml seconds": secs,
