@@ -71,6 +71,17 @@ def _check(a, p):
         raise ValueError(f"actual and predicted must have the same length, got {a.shape[0]} and {p.shape[0]}")
 
 
+def _quiet(fn):
+    """Compute ``fn`` without numpy's floating-point warnings, as R does: a sum or square beyond
+    the double range is Inf, 0/0 is NaN, and FeatureImp reports a loss that is not a number with
+    a clear error (instead of an overflow warning first)."""
+    @functools.wraps(fn)
+    def loss(*args, **kwargs):
+        with np.errstate(all="ignore"):
+            return fn(*args, **kwargs)
+    return loss
+
+
 def ce(actual, predicted, *, _m: _Arithmetic = _EXACT) -> float:
     """Classification error, ``mean(actual != predicted)`` (R: ``Metrics::ce``).
 
@@ -109,6 +120,7 @@ def _ll(a, p, log=np.log) -> np.ndarray:
     return score
 
 
+@_quiet
 def logLoss(actual, predicted, *, _m: _Arithmetic = _EXACT) -> float:
     """Mean log loss of binary 0/1 ``actual`` and probabilities ``predicted`` (R: ``Metrics::logLoss``).
 
@@ -118,6 +130,7 @@ def logLoss(actual, predicted, *, _m: _Arithmetic = _EXACT) -> float:
     return _m.mean(_ll(a, p, _m.log))
 
 
+@_quiet
 def mae(actual, predicted, *, _m: _Arithmetic = _EXACT) -> float:
     """Mean absolute error (R: ``Metrics::mae``)."""
     a, p = _num(actual), _num(predicted)
@@ -125,6 +138,7 @@ def mae(actual, predicted, *, _m: _Arithmetic = _EXACT) -> float:
     return _m.mean(np.abs(a - p))
 
 
+@_quiet
 def mse(actual, predicted, *, _m: _Arithmetic = _EXACT) -> float:
     """Mean squared error (R: ``Metrics::mse``)."""
     a, p = _num(actual), _num(predicted)
@@ -137,14 +151,15 @@ def rmse(actual, predicted, *, _m: _Arithmetic = _EXACT) -> float:
     return float(np.sqrt(mse(actual, predicted, _m=_m)))
 
 
+@_quiet
 def mape(actual, predicted, *, _m: _Arithmetic = _EXACT) -> float:
     """Mean absolute percentage error, ``mean(|a - p| / |a|)`` (R: ``Metrics::mape``)."""
     a, p = _num(actual), _num(predicted)
     _check(a, p)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return _m.mean(np.abs(a - p) / np.abs(a))
+    return _m.mean(np.abs(a - p) / np.abs(a))
 
 
+@_quiet
 def mdae(actual, predicted, *, _m: _Arithmetic = _EXACT) -> float:
     """Median absolute error (R: ``Metrics::mdae``)."""
     a, p = _num(actual), _num(predicted)
@@ -152,12 +167,12 @@ def mdae(actual, predicted, *, _m: _Arithmetic = _EXACT) -> float:
     return _m.median(np.abs(a - p))
 
 
+@_quiet
 def msle(actual, predicted, *, _m: _Arithmetic = _EXACT) -> float:
     """Mean squared log error, ``mean((log(1 + a) - log(1 + p))^2)`` (R: ``Metrics::msle``)."""
     a, p = _num(actual), _num(predicted)
     _check(a, p)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return _m.mean((_m.log(1 + a) - _m.log(1 + p)) ** 2)
+    return _m.mean((_m.log(1 + a) - _m.log(1 + p)) ** 2)
 
 
 def rmsle(actual, predicted, *, _m: _Arithmetic = _EXACT) -> float:
@@ -165,28 +180,28 @@ def rmsle(actual, predicted, *, _m: _Arithmetic = _EXACT) -> float:
     return float(np.sqrt(msle(actual, predicted, _m=_m)))
 
 
+@_quiet
 def percent_bias(actual, predicted, *, _m: _Arithmetic = _EXACT) -> float:
     """``mean((a - p) / |a|)`` (R: ``Metrics::percent_bias``)."""
     a, p = _num(actual), _num(predicted)
     _check(a, p)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return _m.mean((a - p) / np.abs(a))
+    return _m.mean((a - p) / np.abs(a))
 
 
+@_quiet
 def rae(actual, predicted, *, _m: _Arithmetic = _EXACT) -> float:
     """Relative absolute error, ``sum|p - a| / sum|a - mean(a)|`` (R: ``Metrics::rae``)."""
     a, p = _num(actual), _num(predicted)
     _check(a, p)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return float(np.float64(_m.sum(np.abs(p - a))) / np.float64(_m.sum(np.abs(a - _m.mean(a)))))
+    return float(np.float64(_m.sum(np.abs(p - a))) / np.float64(_m.sum(np.abs(a - _m.mean(a)))))
 
 
+@_quiet
 def rse(actual, predicted, *, _m: _Arithmetic = _EXACT) -> float:
     """Relative squared error, ``sum (a - p)^2 / sum (a - mean(a))^2`` (R: ``Metrics::rse``)."""
     a, p = _num(actual), _num(predicted)
     _check(a, p)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return float(np.float64(_m.sum((a - p) ** 2)) / np.float64(_m.sum((a - _m.mean(a)) ** 2)))
+    return float(np.float64(_m.sum((a - p) ** 2)) / np.float64(_m.sum((a - _m.mean(a)) ** 2)))
 
 
 def rrse(actual, predicted, *, _m: _Arithmetic = _EXACT) -> float:
@@ -194,12 +209,12 @@ def rrse(actual, predicted, *, _m: _Arithmetic = _EXACT) -> float:
     return float(np.sqrt(rse(actual, predicted, _m=_m)))
 
 
+@_quiet
 def smape(actual, predicted, *, _m: _Arithmetic = _EXACT) -> float:
     """Symmetric MAPE, ``2 * mean(|a - p| / (|a| + |p|))`` (R: ``Metrics::smape``)."""
     a, p = _num(actual), _num(predicted)
     _check(a, p)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return 2 * _m.mean(np.abs(a - p) / (np.abs(a) + np.abs(p)))
+    return 2 * _m.mean(np.abs(a - p) / (np.abs(a) + np.abs(p)))
 
 
 LOSSES: Dict[str, Callable] = {
@@ -212,11 +227,13 @@ LOSSES: Dict[str, Callable] = {
 LABEL_LOSSES = ("ce", "f1")
 
 
+@_quiet
 def _rows_mae(a: np.ndarray, P: np.ndarray) -> np.ndarray:
     d = a[None, :] - P
     return np.mean(np.abs(d, out=d), axis=1)       # in place: one temporary, not two
 
 
+@_quiet
 def _rows_mse(a: np.ndarray, P: np.ndarray) -> np.ndarray:
     d = a[None, :] - P
     return np.mean(np.square(d, out=d), axis=1)    # x ** 2 is np.square for floats

@@ -311,12 +311,29 @@ def test_undefined_importances_raise_as_iml_fails(loss, compare, match):
 @pytest.mark.parametrize("scale", [1e-300, 1e200])
 def test_rse_beyond_double_range_names_the_scale(scale):
     """rse squares the target's spread: at 1e-300 it underflows to 0 (NaN loss) and at 1e200 it
-    overflows; iml fails as well. The message said only "a constant target"."""
+    overflows; iml fails as well. The message said only "a constant target". The error comes
+    alone: the losses compute as R does, without numpy's overflow warnings (one came first)."""
     X = NAN_DATA.assign(y=NAN_DATA["y"] * scale)
     P = Predictor(predict_function=lambda d: _nan_model(d) * scale, data=X, y="y")
-    with pytest.raises(ValueError, match=r"rse divides by the squared spread.*1e154 in size: rescale"):
-        FeatureImp(P, "rse", random_state=RRandom(1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")   # a warning would replace the ValueError
+        with pytest.raises(ValueError, match=r"rse divides by the squared spread.*1e154 in size: rescale"):
+            FeatureImp(P, "rse", random_state=RRandom(1))
     assert FeatureImp(P, "mae", random_state=RRandom(1)).results["importance"].notna().all()
+
+
+@pytest.mark.parametrize("loss", ["mse", "rmse", "mae"])
+@pytest.mark.parametrize("source", [RRandom(1), 1])   # R's arithmetic; numpy's row-wise losses
+def test_losses_beyond_double_range_raise_without_warnings(loss, source):
+    """Squares (and differences) beyond the double range are Inf, as in R, with no numpy
+    overflow warning before FeatureImp's error (inf / inf importances are undefined)."""
+    X = pd.DataFrame({"a": np.linspace(-1, 1, 20), "b": np.linspace(1, 0, 20)})
+    X["y"] = -1.7e308 * X["a"]
+    P = Predictor(predict_function=lambda d: 1.7e308 * d["a"].to_numpy(), data=X, y="y")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match=rf"loss='{loss}' gives undefined \(NaN\) importances.*is inf"):
+            FeatureImp(P, loss, n_repetitions=2, random_state=source)
 
 
 def test_nan_model_error_and_infinite_importances():
