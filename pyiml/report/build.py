@@ -597,9 +597,9 @@ class _CaseExplainer:
             sec.add(_image(fig, "FeatureImp plot", "Feature importance with its 5%–95% interval.", self.s.dpi))
         sec.add(Table(res, caption="`FeatureImp$results`", max_rows=None))
         self._add_run(Run("featureimp", f"FeatureImp (loss {loss}, {self.s.n_repetitions} repetitions)",
-                             "FeatureImp", kwargs, {"results": res}, random=True, seeded=self.exact,
-                             rerun=lambda rs: {"results": make(rs).results},
-                             value_columns=["importance", "permutation.error"], key_columns=["feature"]))
+                          "FeatureImp", kwargs, {"results": res}, random=True, seeded=self.exact,
+                          rerun=lambda rs: {"results": make(rs).results},
+                          value_columns=["importance", "permutation.error"], key_columns=["feature"]))
         return sec
 
     def _feature_effect(self) -> Section:
@@ -628,9 +628,9 @@ class _CaseExplainer:
                 keys = [c for c in (".class", feat, ".type", ".id") if c in res.columns]
                 # PDP/ICE draw (RNG-dependent row order of multi-output ICE rows); ALE draws nothing
                 self._add_run(Run(f"effect-{method}-{feat}", f"FeatureEffect {method} `{feat}`", "FeatureEffect",
-                                     kwargs, {"results": res}, random=method != "ale", seeded=self.exact,
-                                     rerun=lambda rs, mk=make: {"results": mk(rs).results},
-                                     value_columns=[".value"], key_columns=keys))
+                                  kwargs, {"results": res}, random=method != "ale", seeded=self.exact,
+                                  rerun=lambda rs, mk=make: {"results": mk(rs).results},
+                                  value_columns=[".value"], key_columns=keys))
                 if method == "ale":
                     sub.add(Table(res, caption=f"ALE of `{feat}`: `FeatureEffect$results`", max_rows=12))
             sec.children.append(sub)
@@ -659,8 +659,8 @@ class _CaseExplainer:
             sec.add(_image(fig, "FeatureEffects plot", "ALE of every feature.", self.s.dpi))
         res = obj.results
         self._add_run(Run("featureeffects", f"FeatureEffects ale ({len(res)} features)", "FeatureEffects",
-                             kwargs, {"results": res}, value_columns=[".value"],
-                             key_columns=[".feature", ".class", ".borders"]))
+                          kwargs, {"results": res}, value_columns=[".value"],
+                          key_columns=[".feature", ".class", ".borders"]))
         return sec
 
     def _interaction(self) -> Section:
@@ -685,9 +685,9 @@ class _CaseExplainer:
         sec.add(Table(res, caption="`Interaction$results` (overall)", max_rows=None))
         keys = [c for c in (".feature", ".class") if c in res.columns]
         self._add_run(Run("interaction", f"Interaction overall (grid {G})", "Interaction", kwargs,
-                             {"results": res}, random=True, seeded=self.exact,
-                             rerun=lambda rs: {"results": make(rs).results},
-                             value_columns=[".interaction"], key_columns=keys))
+                          {"results": res}, random=True, seeded=self.exact,
+                          rerun=lambda rs: {"results": make(rs).results},
+                          value_columns=[".interaction"], key_columns=keys))
         strength = _finite_strength(res)
         if strength.empty:
             sec.add(Note("No finite H statistic (every grid prediction equal, H = 0/0 or noise/0): the two-way "
@@ -706,9 +706,9 @@ class _CaseExplainer:
                                self.s.dpi))
             two.add(Table(res2, caption=f"`Interaction$new(predictor, feature = \"{best}\")$results`", max_rows=None))
             self._add_run(Run("interaction-2way", f"Interaction with `{best}` (grid {G})", "Interaction",
-                                 dict(kwargs, feature=best), {"results": res2}, random=True, seeded=self.exact,
-                                 rerun=lambda rs: {"results": make(rs, feature=best).results},
-                                 value_columns=[".interaction"], key_columns=keys))
+                              dict(kwargs, feature=best), {"results": res2}, random=True, seeded=self.exact,
+                              rerun=lambda rs: {"results": make(rs, feature=best).results},
+                              value_columns=[".interaction"], key_columns=keys))
             s2 = _finite_strength(res2)
             if not s2.empty:
                 pair_label = str(s2.idxmax())
@@ -730,7 +730,7 @@ class _CaseExplainer:
                         keys2 = [c for c in (".class", best, partner) if c in r2d.columns]
                         val = ".ale" if ".ale" in r2d.columns else ".value"
                         self._add_run(Run("ale-2d", f"FeatureEffect ale `{best}` × `{partner}`", "FeatureEffect",
-                                             kw, {"results": r2d}, value_columns=[val], key_columns=keys2))
+                                          kw, {"results": r2d}, value_columns=[val], key_columns=keys2))
         sec.children.append(two)
         return sec
 
@@ -772,9 +772,9 @@ class _CaseExplainer:
                              f"{np.nanmax(se):.3g} (φ ranges from {res['phi'].min():.3g} to {res['phi'].max():.3g}); "
                              "raise `--sample-size` for more precise values."))
             self._add_run(Run("shapley", f"Shapley row {shown} (sample size {s.sample_size})", "Shapley", kwargs,
-                                 {"results": res}, random=True, seeded=self.exact,
-                                 rerun=lambda rs: {"results": make(rs, **kwargs).results},
-                                 value_columns=["phi"], key_columns=[k for k in keys if k in res.columns]))
+                              {"results": res}, random=True, seeded=self.exact,
+                              rerun=lambda rs: {"results": make(rs, **kwargs).results},
+                              value_columns=["phi"], key_columns=[k for k in keys if k in res.columns]))
         sec.children.append(one)
         rows = _spread_rows(len(self.data), s.batch_rows, row)
         if rows:
@@ -796,11 +796,11 @@ class _CaseExplainer:
                                      f"Shapley values of row {labels[0]}, the first of the batch (`plot(id = 1)`).",
                                      s.dpi))
                 self._add_run(Run("shapley-batch", f"Shapley batch of {len(rows)} rows", "Shapley",
-                                     dict(x_interest=xb.iloc[[0]].reset_index(drop=True), sample_size=s.sample_size),
-                                     {"results": resb}, random=True, seeded=self.exact,
-                                     rerun=lambda rs: {"results": make(rs, **bkw).results},
-                                     explain_rows=[xb.iloc[[i]].reset_index(drop=True) for i in range(1, len(rows))],
-                                     value_columns=["phi"], key_columns=[k for k in keys if k in resb.columns]))
+                                  dict(x_interest=xb.iloc[[0]].reset_index(drop=True), sample_size=s.sample_size),
+                                  {"results": resb}, random=True, seeded=self.exact,
+                                  rerun=lambda rs: {"results": make(rs, **bkw).results},
+                                  explain_rows=[xb.iloc[[i]].reset_index(drop=True) for i in range(1, len(rows))],
+                                  value_columns=["phi"], key_columns=[k for k in keys if k in resb.columns]))
             sec.children.append(batch)
         return sec
 
@@ -821,8 +821,8 @@ class _CaseExplainer:
         res = obj.results
         sec.add(Table(res, caption="`LocalModel$results`", max_rows=None))
         self._add_run(Run("localmodel", f"LocalModel row {shown} (k {s.k})", "LocalModel", kwargs, {"results": res},
-                             value_columns=["beta", "effect"],
-                             key_columns=[c for c in ("feature.value", ".class") if c in res.columns]))
+                          value_columns=["beta", "effect"],
+                          key_columns=[c for c in ("feature.value", ".class") if c in res.columns]))
         return sec
 
     def _tree_surrogate(self) -> Section:
@@ -851,8 +851,8 @@ class _CaseExplainer:
         sec.add(Table(_node_table(res), caption="Terminal nodes: rows, rule and mean predictions.", max_rows=None))
         tree_cols = [c for c in res.columns if c.startswith(".y.hat.tree")]
         self._add_run(Run("treesurrogate", f"TreeSurrogate (maxdepth {s.maxdepth})", "TreeSurrogate", kwargs,
-                             {"results": res, "r.squared": r2}, value_columns=tree_cols,
-                             key_columns=[".node", ".path"]))
+                          {"results": res, "r.squared": r2}, value_columns=tree_cols,
+                          key_columns=[".node", ".path"]))
         return sec
 
 
