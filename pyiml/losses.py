@@ -113,8 +113,7 @@ def f1(actual, predicted, *, _m: _Arithmetic = _EXACT) -> float:
 
 
 def _ll(a, p, log=np.log) -> np.ndarray:
-    with np.errstate(divide="ignore", invalid="ignore"):
-        score = -(a * log(p) + (1 - a) * log(1 - p))
+    score = -(a * log(p) + (1 - a) * log(1 - p))   # log(0) = -Inf: logLoss computes quietly
     score[a == p] = 0.0
     score[np.isnan(score)] = np.inf
     return score
