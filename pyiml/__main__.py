@@ -151,8 +151,7 @@ def _load_model(parser: argparse.ArgumentParser, path: Path):
 def _load_data(parser: argparse.ArgumentParser, path: Path, target: str, model):
     import pandas as pd
 
-    _check_data_path(parser, path)
-    try:
+    try:   # the path was checked by _check_data_path before the model was loaded
         data = pd.read_csv(path)
         header = [str(c) for c in pd.read_csv(path, header=None, nrows=1, dtype=str).iloc[0]]
     except Exception as exc:

@@ -40,16 +40,15 @@ def _n2mfrow(n: int) -> Tuple[int, int]:
             return (n + 1) // 2, 2
         return (n + 2) // 3, 3
     nrow = math.ceil(math.sqrt(n))
-    rc = (nrow, math.ceil(n / nrow))
-    go = True
-    while go and rc[0] * rc[1] > n:
-        if rc[0] * (rc[1] - 1) >= n:
-            rc = (rc[0], rc[1] - 1)
-        elif (rc[0] - 1) * rc[1] >= n:
-            rc = (rc[0] - 1, rc[1])
+    ncol = math.ceil(n / nrow)
+    while nrow * ncol > n:
+        if nrow * (ncol - 1) >= n:
+            ncol -= 1
+        elif (nrow - 1) * ncol >= n:
+            nrow -= 1
         else:
-            go = False
-    return rc
+            break
+    return nrow, ncol
 
 
 def wrap_dims(n: int, nrow: Optional[int] = None, ncol: Optional[int] = None) -> Tuple[int, int]:

@@ -256,17 +256,17 @@ def _draw_2d(fig, ax, fe, res: pd.DataFrame, rug: bool, show_data: bool, label: 
         ax.scatter(xv[ok], yv[ok], s=_POINT_S, color="black", alpha=0.3, linewidths=0)
     if rug:
         xr, yr = xv[~np.isnan(xv)], yv[~np.isnan(yv)]
+
+        def width(v):   # 1% of the range when the first feature is "numerical", else 0.07
+            return 0.01 * float(np.ptp(v)) if t1 == "numerical" else 0.07
+
+        _rug(ax, xr, "x", width(xr), 1)
         if t1 != t2:
             # iml: features of different types (integer and numerical) get a rug on the bottom
-            # only (sides "b", no vertical jitter), 1% of the range wide when the first feature
-            # is "numerical", else 0.07; the rug's y values still train the y scale
-            _rug(ax, xr, "x", 0.01 * float(np.ptp(xr)) if t1 == "numerical" else 0.07, 1)
+            # only (sides "b", no vertical jitter); the rug's y values still train the y scale
             _train(ax, "y", yr)
         else:
-            wx = 0.01 * float(np.ptp(xr)) if t1 == "numerical" else 0.07
-            wy = 0.01 * float(np.ptp(yr)) if t1 == "numerical" else 0.07
-            _rug(ax, xr, "x", wx, 1)
-            _rug(ax, yr, "y", wy, 2)
+            _rug(ax, yr, "y", width(yr), 2)
     return mappable
 
 
