@@ -153,14 +153,26 @@ def _has_missing(col: pd.Series, encoded: np.ndarray) -> bool:
     return bool(col.isna().any())
 
 
+def _value_key(v):
+    """A grid value as a dict key that keeps True and 1 apart."""
+    return (type(v).__name__ if isinstance(v, (bool, np.bool_)) else "", v)
+
+
 def _unique_in_order(values) -> list:
-    out, seen = [], set()
-    for v in values:
-        key = (type(v).__name__ if isinstance(v, (bool, np.bool_)) else "", v)
+    return [values[i] for i in _first_codes(values)[1]]
+
+
+def _first_codes(values):
+    """Per value, the number of its distinct value in order of first appearance; and the
+    position of each distinct value's first appearance."""
+    codes, first, seen = [], [], {}
+    for i, v in enumerate(values):
+        key = _value_key(v)
         if key not in seen:
-            seen.add(key)
-            out.append(v)
-    return out
+            seen[key] = len(first)
+            first.append(i)
+        codes.append(seen[key])
+    return np.asarray(codes, dtype=np.int64), np.asarray(first, dtype=np.int64)
 
 
 def _is_sequence(v) -> bool:
@@ -271,7 +283,9 @@ class FeatureEffect(_LazyResults, InterpretationMethod):
         fractional size is rounded up, as R's ``seq(length.out = )`` does (ALE: ``grid_size + 1``
         quantiles, so 5.5 gives 7).
     grid_points : sequence, or pair of sequences for two features, optional
-        The grid to use instead (PDP/ICE: in the given order, duplicates removed; ALE: sorted).
+        The grid to use instead (PDP/ICE: in the given order, duplicates removed — for two
+        features each pair once, its repeats' predictions pooled as iml pools them; ALE: sorted,
+        duplicates removed).
         For ALE only numerical features take grid points: give None for the categorical one, or,
         as iml takes them, one flat sequence for the numerical feature of a numerical ×
         categorical pair.
@@ -503,16 +517,20 @@ class FeatureEffect(_LazyResults, InterpretationMethod):
         f, t = self.feature_name[j], self.feature_type[j]
         col = data.X[f]
         pts = None if self._points is None else self._points[j]
+        # iml's unique(grid.points) de-duplicates one feature's points; for two features it acts
+        # on the list of vectors, so expand.grid keeps a vector's repeated values as grid rows
+        # (the PDP then averages their predictions together)
+        keep_repeats = pts is not None and self.n_features == 2
         if t == "categorical":
             if pts is None:
                 vals = pd.unique(col)
             else:
-                vals = _unique_in_order(pts)
+                vals = list(pts) if keep_repeats else _unique_in_order(pts)
             # two features: iml's expand.grid turns strings (the data's, or the given level names)
             # into a factor whose levels are the grid values in order of appearance
             if isinstance(col.dtype, pd.CategoricalDtype):
-                if self.n_features == 2 and pts is not None:
-                    out = pd.Categorical(vals, categories=vals)
+                if keep_repeats:
+                    out = pd.Categorical(vals, categories=_unique_in_order(vals))
                 else:
                     out = pd.Categorical(list(vals) if not isinstance(vals, pd.Categorical) else vals, dtype=col.dtype)
             elif pd.api.types.is_bool_dtype(col.dtype):
@@ -520,13 +538,18 @@ class FeatureEffect(_LazyResults, InterpretationMethod):
             else:
                 out = np.asarray(list(vals), dtype=object)
                 if self.n_features == 2:
-                    out = pd.Categorical(out, categories=out)
-            codes = np.arange(len(out))
-            return encode_values(data, f, out), codes, out
+                    out = pd.Categorical(out, categories=_unique_in_order(out))
+            if not keep_repeats:
+                return encode_values(data, f, out), np.arange(len(out)), out
+            codes, first = _first_codes(vals)
+            pool = out.take(first) if isinstance(out, pd.Categorical) else out[first]
+            return encode_values(data, f, pool), codes, out
         if pts is None:
             g = grid_1d(col, self.grid_size[f], t, type="equidist")
             if self.n_features == 1:
                 g = anchor_grid(g, self._anchor)
+        elif keep_repeats:
+            g = np.asarray(pts)
         else:
             g = np.asarray(pd.unique(np.asarray(pts)))
             if self.n_features == 1 and self._anchor is not None and not np.any(g == self._anchor):

@@ -198,6 +198,31 @@ def test_rng_after_pdp_ice_and_feature_effects_equals_r(r):
     np.testing.assert_array_equal(py, np.asarray(out, dtype=float))
 
 
+def test_two_feature_grid_points_with_repeats_equal_iml_and_keep_the_rng_in_step(r):
+    """For two features iml's unique() acts on the list of vectors, so expand.grid keeps a vector's
+    repeated values as grid rows: MarginalGenerator draws a permutation for each, and the mean
+    pools the repeated rows' predictions (pyiml de-duplicated each vector: 1.8e-14 off, and 4
+    permutations drawn instead of 9, which put every later draw out of step with R's)."""
+    from parity.harness import compare_frames
+    from r_bridge import iml as riml
+
+    mp = fixtures.model_pair("mixed_closed")
+    data = fixtures.dataset(mp.data)
+    p = Predictor(data=data, y=mp.y, **mp.py)
+    rp = riml.r_predictor(data=data, y=mp.y, **mp.r)
+    for points in ([[-1.0, 0.5, -1.0], ["c", "a", "c", "c"]], [["b", "b", "a"], [0.25, 1.0, 0.25]]):
+        feature = ["num", "cat"] if isinstance(points[0][0], float) else ["cat", "num"]
+        r.r_eval("set.seed(5)")
+        robj = riml.iml("FeatureEffect", rp, feature=feature, method="pdp", grid_points=points)
+        r_next = np.asarray(r.r_eval("runif(3)"), dtype=float)
+        rs = RRandom(5)
+        fe = FeatureEffect(p, feature, method="pdp", grid_points=points, random_state=rs)
+        diff, _, problems = compare_frames(fe.results, robj.results)
+        assert not problems and diff == 0, (points, diff, problems)
+        assert len(fe.results) == 4
+        np.testing.assert_array_equal(rs.uniform(3), r_next)
+
+
 def test_grid_size_field_equals_iml(r):
     from r_bridge import iml as riml
 
