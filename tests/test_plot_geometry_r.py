@@ -417,6 +417,17 @@ def test_ylim(r, preds, ylim):
     _close(ax.get_ylim(), rg["y_range"], "y range")
 
 
+@pytest.mark.parametrize("feature,method,ylim", [("x1", "ale", (None, 30.0)), ("x2", "pdp+ice", (-1.0, float("nan"))),
+                                                  ("c1", "pdp", (None, 100.0)), ("c1", "ice", (None, 40.0))])
+def test_half_open_ylim(r, preds, feature, method, ylim):
+    """A missing limit (NA in R) is the range the y scale was trained on: the values, and 0 for
+    bars (their ymin); then the 5% expansion on both sides."""
+    fe, ro = _fe(preds, "one", feature, method, grid_size=4)
+    r_lim = ", ".join("NA" if v is None or np.isnan(v) else repr(v) for v in ylim)
+    rg = r_geometry(r, f"plot(o, ylim = c({r_lim}))", o=ro)
+    _close(fe.plot(ylim=ylim).axes[0].get_ylim(), rg["y_range"], "y range")
+
+
 @pytest.mark.parametrize("method,geom", [("ale", "GeomCol"), ("pdp", "GeomCol"),
                                          ("ice", "GeomBoxplot"), ("pdp+ice", "GeomBoxplot")])
 def test_categorical_bars_and_boxplots(r, preds, method, geom):

@@ -178,7 +178,10 @@ def _draw_1d(fig, ax, fe, res: pd.DataFrame, rug: bool, ylim, ylabel: Optional[s
     if ylabel is not None:
         ax.set_ylabel(ylabel)
     if ylim is not None:
-        ax.set_ylim(*_expand(ylim))
+        vals = res[".value"].to_numpy(dtype=float)
+        if fe.feature_type[0] == "categorical" and fe.method not in ("ice", "pdp+ice"):
+            vals = np.append(vals, 0.0)   # bars: the scale is trained on ymin = 0 too
+        ax.set_ylim(*_expand(ylim, (float(np.nanmin(vals)), float(np.nanmax(vals)))))
 
 
 # ---------------------------------------------------------------------------- two features
@@ -311,12 +314,12 @@ def _hue_colors(n: int) -> List[str]:
 
 
 # ---------------------------------------------------------------------------- entry points
-def _expand(limits):
-    """The y range ggplot shows for scale limits ``(lo, hi)``: 5% more on each side (0.05 each
-    side for a zero range); a missing side (None or NaN) stays automatic."""
-    lo, hi = (None if v is None or (isinstance(v, float) and math.isnan(v)) else float(v) for v in limits)
-    if lo is None or hi is None:
-        return lo, hi
+def _expand(limits, data_range):
+    """The y range ggplot shows for scale limits ``(lo, hi)``: a missing side (None or NaN) is
+    the data's (``data_range``, the range the y scale was trained on), then 5% more on each side
+    (0.05 each side for a zero range)."""
+    lo, hi = (d if v is None or (isinstance(v, float) and math.isnan(v)) else float(v)
+              for v, d in zip(limits, data_range))
     pad = 0.05 * (hi - lo if hi != lo else 1.0)
     return lo - pad, hi + pad
 
