@@ -77,8 +77,9 @@ def py2r(df: pd.DataFrame):
     TypeError
         A column has an unsupported dtype (the message names the column).
     ValueError
-        An integer column has values outside R's integer range ±(2^31−1), or a string
-        contains a NUL character (the message names the column).
+        An integer column has values outside R's integer range ±(2^31−1), or a string (a
+        value, a category or a column name) contains a NUL character or is not valid Unicode
+        (a lone surrogate); the message names the column.
     """
     if isinstance(df, pd.Series):
         return vector_py2r(df)
@@ -94,6 +95,9 @@ def py2r(df: pd.DataFrame):
     for nm in names:
         if "\x00" in nm:
             raise ValueError(f"py2r(df): column name {nm!r} contains a NUL character, which R cannot hold")
+        if not _utf8(nm):
+            raise ValueError(f"py2r(df): column name {nm!r} is not valid Unicode (a lone surrogate, e.g. from "
+                             "bytes decoded with errors='surrogateescape'); R needs UTF-8: rename the column")
     n = len(df)
     with session.lock:
         cols = [_column_py2r(df.iloc[:, j], names[j]) for j in range(df.shape[1])]
@@ -198,14 +202,30 @@ def _check_strings(strings, name: str) -> None:
             raise ValueError(f"column {name!r} holds a string with a NUL character ({u!r}), which R cannot hold")
 
 
+def _utf8(u: str) -> bool:
+    """Whether ``u`` can be written as UTF-8 (lone surrogates cannot)."""
+    try:
+        u.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _str_vector(strings, name: str):
     import rpy2.rinterface as ri
 
     _check_strings(strings, name)
     try:
         return ri.StrSexpVector(strings)
-    except UnicodeEncodeError as exc:
-        raise ValueError(f"column {name!r} holds a string that is not valid Unicode (UTF-8): {exc}") from None
+    except (UnicodeEncodeError, ValueError):
+        # rpy2 3.5 reports an unencodable string as a ValueError ("from_memoryview() and
+        # from_iterable() both failed"), the UnicodeEncodeError only as its context
+        bad = next((u for u in strings if isinstance(u, str) and not _utf8(u)), None)
+        if bad is None:
+            raise
+        raise ValueError(f"column {name!r} holds a string that is not valid Unicode ({bad!r}: a lone surrogate, "
+                         "e.g. from bytes decoded with errors='surrogateescape'); R needs UTF-8: clean the "
+                         "column first, e.g. s.str.encode('utf-8', 'replace').str.decode('utf-8')") from None
 
 
 def _factor_py2r(s: pd.Series, name: str):

@@ -214,6 +214,21 @@ def test_unsupported_dtypes_raise_type_error_naming_the_column(r, values, match)
 
 
 @pytest.mark.r
+@pytest.mark.parametrize("df, match", [
+    (pd.DataFrame({"a": ["ok", "x\ud800"]}), "column 'a' holds a string that is not valid Unicode"),
+    (pd.DataFrame({"a": pd.Categorical(["x\udcff", "y"])}), "column 'a' holds a string that is not valid Unicode"),
+    (pd.DataFrame({"x\ud800": [1.0]}), "column name .* is not valid Unicode.*rename the column"),
+])
+def test_strings_that_are_not_utf8_raise_naming_the_column(r, df, match):
+    """rpy2 3.5 reports a lone surrogate as "from_memoryview() and from_iterable() both failed"
+    (a ValueError naming neither the column nor the cause)."""
+    from r_bridge import convert
+
+    with pytest.raises(ValueError, match=match):
+        convert.py2r(df)
+
+
+@pytest.mark.r
 def test_integers_outside_r_range_raise_naming_the_column(r):
     from r_bridge import convert
 
