@@ -20,7 +20,7 @@ and, in 2-D, the levels), and any numeric type — integer too — may be paired
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import List
+from typing import List, Optional
 
 import numpy as np
 import pandas as pd
@@ -86,17 +86,20 @@ class CategoricalLevels:
     encoded: np.ndarray
 
 
-def categorical_levels(data, X: pd.DataFrame, feature: str) -> CategoricalLevels:
+def categorical_levels(data, X: pd.DataFrame, feature: str, within: Optional[str] = None) -> CategoricalLevels:
     """Used levels of ``feature`` in ``X`` ordered as iml orders them for ALE.
 
     Ordered categoricals keep their order; others are ordered by :func:`order_levels` on ``X``.
+    ``within`` describes the rows of ``X`` when they are not the whole data (for the error).
     """
     col = X[feature]
     raw, levels = categorical_codes(col, data.levels(feature) if feature in data.feature_names else None)
     used = np.unique(raw[raw >= 0])
     if used.size < 2:
         raise ValueError(
-            f"feature {feature!r} has {used.size} level(s) in the data; ALE needs at least two"
+            f"feature {feature!r} has {used.size} level(s) in the data; ALE needs at least two" if within is None
+            else f"feature {feature!r} has {used.size} level(s) in the {len(X)} rows {within}; ALE needs at least "
+                 "two: widen those grid points"
         )
     remap = np.full(len(levels), -1, dtype=np.int64)
     remap[used] = np.arange(used.size)
@@ -376,8 +379,10 @@ class AleNumCatPlan:
         rows = np.flatnonzero((x >= z[0]) & (x <= z[-1]))
         _check_covered(rows, fnum, z)
         self.rows = rows
-        Xf = self.data.X.iloc[rows] if rows.size != self.data.n_rows else self.data.X
-        lev = categorical_levels(self.data, Xf, fcat)
+        whole = rows.size == self.data.n_rows
+        Xf = self.data.X if whole else self.data.X.iloc[rows]
+        lev = categorical_levels(self.data, Xf, fcat,
+                                 None if whole else f"inside the grid points of {fnum!r} ({z[0]:g} to {z[-1]:g})")
         self.lev = lev
         K = len(lev.levels)
         self.k_int = ale_interval(x[rows], z)

@@ -314,6 +314,16 @@ def test_grid_points_unknown_level_names_grid_points():
           r"grid_points: values \['nope'\] are not levels")
 
 
+def test_ale_numcat_grid_points_keeping_one_level_say_so():
+    """Was: "feature 'c' has 1 level(s) in the data", of a feature with 3 levels in the data."""
+    d = _df()
+    lo = float(d["a"].min())
+    near = np.sort(d["a"].to_numpy())[:2]          # the two lowest rows: make them one level
+    d.loc[d["a"].isin(near), "c"] = "x"
+    check(lambda: FeatureEffect(pred(d), ["a", "c"], method="ale", grid_points=[lo, float(near[1])]), ValueError,
+          r"feature 'c' has 1 level\(s\) in the 2 rows inside the grid points of 'a' .*widen those grid points", d)
+
+
 @pytest.mark.parametrize("data, exc, match", [
     # were accepted (None -> [nan]) or numpy's "could not convert string to float" / "float() argument"
     (None, TypeError, "data must be a DataFrame with the column 'a'"),
