@@ -21,7 +21,7 @@ from ._base import InterpretationMethod, check_bool, check_int, user_stacklevel
 from ._design import gather_design
 from ._parallel import check_n_jobs, map_items, split_chunks
 from ._algorithms.rstats import r_median_rows, r_quantile7_rows
-from .losses import FAST_ROWS, LABEL_LOSSES, get_loss
+from .losses import FAST_ROWS, LABEL_LOSSES, _comparable, get_loss
 from .predictor import Predictor
 from .random import as_random_source
 
@@ -165,6 +165,7 @@ class FeatureImp(InterpretationMethod):
         self._actual = self._prepare_actual(y)
         predicted = self._q(preds)
         self._check_probabilities(predicted)
+        self._warn_if_labels_meet_numbers(predicted)
         self.original_error = self._first_loss(self._loss_actual(None), predicted)
         if np.isnan(self.original_error):
             raise ValueError(
@@ -275,6 +276,24 @@ class FeatureImp(InterpretationMethod):
                 "with the 0/1 target), or a label loss ('ce', 'f1') on all class columns"
             )
         return _label_strings(y)
+
+    def _warn_if_labels_meet_numbers(self, predicted: np.ndarray) -> None:
+        """A label loss with label ``y`` and one numeric output compares the labels with the
+        numbers as text (as R does); when no number reads as any label, every prediction
+        counts as wrong, whatever the model (iml says nothing): say so."""
+        if not (self._named_loss and self.loss_name in LABEL_LOSSES and not self._multiclass
+                and self.on == "label" and self._actual.dtype == object and predicted.dtype.kind == "f"):
+            return
+        labels, text = _comparable(np.asarray(self._actual).astype(str), predicted)
+        if np.isin(text, labels).any():
+            return
+        warnings.warn(
+            f"loss={self.loss_name!r} compares y's labels ({sorted(set(labels.tolist()))[:5]}) with the model's one "
+            f"output column ({self._outputs[0]!r}), which holds numbers such as {text[0]}: no prediction reads as "
+            "a label, so every one counts as wrong and the importances say nothing (iml does the same). For a "
+            "probability use on='prob' (it is compared with the 0/1 target) and a numeric loss such as 'logLoss' "
+            "or 'mae'; for predicted labels leave out class_ so that the model has one column per class",
+            UserWarning, stacklevel=user_stacklevel())
 
     def _q(self, preds: np.ndarray):
         """iml's ``probs.to.labels`` (on="label") or the probabilities (on="prob")."""

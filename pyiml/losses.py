@@ -66,6 +66,18 @@ def _labels(x) -> np.ndarray:
     return a.astype(str).ravel()
 
 
+def _comparable(a: np.ndarray, p: np.ndarray):
+    """Labels against numbers are compared as text, the numbers written as R's ``as.character``
+    writes them (R coerces them so: a factor level "1" equals the number 1, "0.5" equals 0.5)."""
+    if a.dtype.kind == p.dtype.kind or not (a.dtype.kind == "U" or p.dtype.kind == "U"):
+        return a, p
+    from ._algorithms.rformat import r_as_character
+
+    def text(x):
+        return np.asarray(r_as_character(x), dtype=str) if x.dtype.kind == "f" else x.astype(str)
+    return text(a), text(p)
+
+
 def _check(a, p):
     if a.shape != p.shape:
         raise ValueError(f"actual and predicted must have the same length, got {a.shape[0]} and {p.shape[0]}")
@@ -86,9 +98,7 @@ def ce(actual, predicted, *, _m: _Arithmetic = _EXACT) -> float:
     """Classification error, ``mean(actual != predicted)`` (R: ``Metrics::ce``).
 
     Labels are compared as strings when they are not numbers (R compares factor labels)."""
-    a, p = _labels(actual), _labels(predicted)
-    if a.dtype.kind != p.dtype.kind and (a.dtype.kind in "U" or p.dtype.kind in "U"):
-        a, p = a.astype(str), p.astype(str)
+    a, p = _comparable(_labels(actual), _labels(predicted))
     _check(a, p)
     return _m.mean((a != p).astype(float))
 
@@ -98,9 +108,7 @@ def f1(actual, predicted, *, _m: _Arithmetic = _EXACT) -> float:
 
     ``tp = |A ∩ P|``, ``fp = |P \\ A|``, ``fn = |A \\ P|`` with A, P the unique values;
     0 when tp = 0."""
-    a, p = _labels(actual), _labels(predicted)
-    if a.dtype.kind != p.dtype.kind and (a.dtype.kind in "U" or p.dtype.kind in "U"):
-        a, p = a.astype(str), p.astype(str)
+    a, p = _comparable(_labels(actual), _labels(predicted))
     A, P = set(a.tolist()), set(p.tolist())
     tp = len(A & P)
     fp = len(P - A)

@@ -529,3 +529,23 @@ def test_features_named_like_iml_s_working_columns_are_ordinary_features():
     got = Shapley(p, X.iloc[[0]], sample_size=20, random_state=2).results
     want = Shapley(q, plain.iloc[[0]], sample_size=20, random_state=2).results
     assert got["phi"].tolist() == want["phi"].tolist() and got["feature"].tolist() == names
+
+
+def test_label_loss_on_one_probability_column_warns_when_no_prediction_reads_as_a_label():
+    """Label target, one output column (class_) and ce/f1: the probabilities are compared with
+    the labels as text, as in R; when none reads as a label the error is 1 (ce) whatever the
+    model, and pyiml says so. Where some do (exact 0/1 against levels "0"/"1"), no warning."""
+    X = pd.DataFrame({"a": [0.1, 0.9, 0.4, 0.7, 0.2, 0.8], "b": [1.0, 2, 3, 4, 5, 6]})
+    y = pd.Categorical(["no", "yes", "no", "yes", "no", "yes"])
+    model = lambda d: pd.DataFrame({"no": 1 - d["a"].to_numpy(), "yes": d["a"].to_numpy()})  # noqa: E731
+    for loss in ("ce", "f1"):
+        with pytest.warns(UserWarning, match=rf"loss='{loss}' compares y's labels \(\['no', 'yes'\]\) with the model's "
+                                             r"one output column \('yes'\), which holds numbers such as 0.1.*on='prob'"):
+            fi = FeatureImp(Predictor(predict_function=model, data=X, y=y, class_="yes"), loss, random_state=1)
+        assert fi.original_error == {"ce": 1.0, "f1": 0.0}[loss]
+    hard = lambda d: pd.DataFrame({"0": (d["a"] <= 0.5).astype(float), "1": (d["a"] > 0.5).astype(float)})  # noqa: E731
+    y01 = pd.Categorical(["0", "1", "0", "0", "0", "1"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fi = FeatureImp(Predictor(predict_function=hard, data=X, y=y01, class_="1"), "ce", random_state=1)
+    assert fi.original_error == pytest.approx(1 / 6)

@@ -58,6 +58,26 @@ def test_label_losses_equal_metrics(r, name, data):
     assert _close(losses.LOSSES[name](a, p), _r_loss(r, name, a, p))
 
 
+@pytest.mark.r
+@pytest.mark.parametrize("name", ["ce", "f1"])
+@pytest.mark.parametrize("numbers_first", [False, True])
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.data_too_large, HealthCheck.too_slow])
+@given(data=st.integers(1, 20).flatmap(lambda n: st.tuples(
+    st.lists(st.sampled_from(["0", "1", "0.5", "1e+05", "100000", "0.3", "a"]), min_size=n, max_size=n),
+    st.lists(st.sampled_from([0.0, 1.0, 0.5, 1e5, 0.1 + 0.2, 1 / 3, 2.0]), min_size=n, max_size=n))))
+def test_label_losses_compare_labels_with_numbers_as_r_does(r, name, numbers_first, data):
+    """A factor against doubles (a label target against one probability column): R compares the
+    numbers as as.character writes them, so the level "1" equals 1 and "1e+05" equals 1e5
+    (pyiml wrote 1.0 and 100000.0, so no number ever matched a label)."""
+    labels, nums = np.array(data[0], dtype=object), np.array(data[1])
+    a, p = (nums, labels) if numbers_first else (labels, nums)
+    ro = r.robjects()
+    ra, rp = (ro.FloatVector(nums), ro.FactorVector(ro.StrVector(list(labels)))) if numbers_first else \
+        (ro.FactorVector(ro.StrVector(list(labels))), ro.FloatVector(nums))
+    want = float(r.r_eval(f"Metrics::{name}(a, p)", a=ra, p=rp)[0])
+    assert _close(losses.LOSSES[name](a, p), want)
+
+
 def test_known_values():
     a, p = np.array([1.0, 2.0, 4.0]), np.array([2.0, 2.0, 1.0])
     assert losses.mae(a, p) == pytest.approx(4 / 3)

@@ -173,3 +173,27 @@ def test_shapley_prints_iml_s_prediction_line(r, model):
     lines = [str(v) for v in convert.r2py(r.r_eval("capture.output(print(s))", s=ro.r_object))]
     r_line = next(v for v in lines if v.startswith("Predicted value"))
     assert r_line in repr(sh).splitlines()
+
+
+@pytest.mark.parametrize("loss", ["ce", "f1"])
+def test_featureimp_label_loss_on_one_probability_column_equals_iml(r, loss):
+    """A factor target "0"/"1" against one probability column (class_="1") that is exactly 0 or
+    1: R's Metrics compare the probabilities as as.character writes them, so 1 matches the level
+    "1" (pyiml compared "1.0": an error of 1 for ce, 0 for f1, whatever the model)."""
+    from parity.harness import compare_frames
+    from r_bridge import iml as riml
+
+    rng = np.random.default_rng(2)
+    X = pd.DataFrame({"a": rng.normal(size=60), "b": rng.normal(size=60)})
+    data = X.assign(y=pd.Categorical(np.where(X["a"] + 0.5 * rng.normal(size=60) > 0, "1", "0")))
+
+    def f(nd):
+        p1 = (nd["a"].to_numpy() > 0.1).astype(float)
+        return pd.DataFrame({"0": 1 - p1, "1": p1})
+    fi = FeatureImp(Predictor(predict_function=f, data=data, y="y", class_="1"), loss, n_repetitions=3,
+                    random_state=RRandom(1))
+    ro = riml.iml("FeatureImp", riml.r_predictor(data, y="y", predict_function=f, class_="1"), seed=1, loss=loss,
+                  n_repetitions=3)
+    assert fi.original_error == float(np.ravel(ro.field("original.error"))[0]) == {"ce": 0.1, "f1": 1.0}[loss]
+    diff, _, problems = compare_frames(fi.results, ro.results)
+    assert diff == 0 and not problems
