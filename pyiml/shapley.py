@@ -121,7 +121,8 @@ def check_x_interest(data, x_interest, argument: str = "x_interest", allow_missi
         x = data.match_cols(x_interest.drop(columns=drop) if drop else x_interest, argument=argument)
         isna = x.isna().to_numpy()
     if len(x) == 0:
-        raise ValueError(f"{argument} has no rows: pass at least one row to explain")
+        raise ValueError(f"{argument} has no rows: pass at least one row to "
+                         f"{'explain' if argument == 'x_interest' else 'predict'}")
     na = [c for c, bad in zip(x.columns, isna.any(axis=0)) if bad]
     if na and not allow_missing:
         raise ValueError(f"{argument} has missing values in column(s) {na}: every feature needs a value")
