@@ -500,10 +500,6 @@ class Predictor:
             return "regression"
         return "unknown"
 
-    def _raw_predict(self, newdata: pd.DataFrame) -> pd.DataFrame:
-        """The model's prediction of ``newdata`` as a frame with iml's column names."""
-        return _to_frame(self._call(newdata), self._vector_name, self._matrix_prefix)
-
     # ------------------------------------------------------------------ prediction
     def predict(self, newdata: pd.DataFrame) -> pd.DataFrame:
         """Predict ``newdata`` (R: ``predictor$predict(newdata)``).
