@@ -497,6 +497,8 @@ def _moments(Ys: np.ndarray) -> _Moments:
     for a in range(q):
         for b in range(a, q):
             cov[a, b] = cov[b, a] = _seqsum(Yc[:, a] * Yc[:, b]) / sw
+    if sw == 1.0:  # C's x / 0 (the node of one observation is not tested: _test_variable)
+        return _Moments(sw, mu, cov, math.inf, math.inf)
     return _Moments(sw, mu, cov, sw / (sw - 1.0), 1.0 / (sw - 1.0))
 
 
