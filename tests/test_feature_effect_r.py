@@ -156,6 +156,24 @@ def test_equidistant_grid_of_a_range_beyond_the_largest_double_equals_iml(r, lo,
     np.testing.assert_array_equal(mine, np.asarray(got_r, dtype=float))
 
 
+def test_ale_of_a_large_feature_whose_range_is_beyond_the_largest_double_equals_iml(r):
+    """5000 values spanning ±1.7e308: the quantile grid's bucket selection (n ≥ 4096) had a scale of
+    0 and failed in bincount; R's quantile sorts."""
+    from parity.harness import compare_frames
+    from r_bridge import iml as riml
+
+    x = np.random.default_rng(0).uniform(-1, 1, 5000) * 1.7e308
+    X = pd.DataFrame({"x": x, "z": np.random.default_rng(1).normal(size=5000)})
+
+    def f(d):
+        return d["z"].to_numpy() + 1e-308 * d["x"].to_numpy()
+    fe = FeatureEffect(Predictor(predict_function=f, data=X), "x", method="ale", grid_size=5)
+    robj = riml.iml("FeatureEffect", riml.r_predictor(data=X, predict_function=f), feature="x", method="ale",
+                    grid_size=5)
+    diff, _, problems = compare_frames(fe.results, robj.results)
+    assert diff == 0 and not problems
+
+
 def test_get_grid_with_anchor_and_two_features_equals_iml(r):
     from r_bridge import convert
 

@@ -53,6 +53,16 @@ def test_edge_cases():
         r_quantile([1.0], 0.5, type=3)
 
 
+@pytest.mark.parametrize("x", [np.random.default_rng(0).uniform(-1, 1, 5000) * 1.7e308,       # range overflows
+                               np.random.default_rng(1).uniform(size=5000) * 5e-324 * 1000])  # subnormal range
+def test_order_statistics_of_ranges_beyond_the_buckets(x):
+    """max - min beyond the double range made the bucket scale 0 (was ValueError in bincount)."""
+    from pyiml._algorithms.rstats import order_statistics
+
+    ranks = type1_ranks(x.size, np.linspace(0, 1, 21))
+    np.testing.assert_array_equal(order_statistics(x, ranks), np.sort(x)[ranks])
+
+
 @pytest.mark.parametrize("seed", range(10))
 def test_order_statistics_equal_sorting(seed):
     from pyiml._algorithms.rstats import order_statistics

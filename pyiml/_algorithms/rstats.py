@@ -207,7 +207,7 @@ def order_statistics(x: np.ndarray, ranks) -> np.ndarray:
         return np.full(ranks.size, lo)
     nb = n // 64
     scale = nb / (hi - lo)
-    if not np.isfinite(scale):
+    if not np.isfinite(scale) or scale == 0:   # a subnormal range, or one beyond the double range
         return np.partition(x, np.unique(ranks))[ranks]
     b = ((x - lo) * scale).astype(np.int64)
     np.minimum(b, nb - 1, out=b)
