@@ -5,6 +5,7 @@ parity/specs/ts_*.toml (run in tests/test_parity.py); the R-marked test here che
 feature and the plain ``predict`` S3 path against R directly.
 """
 import math
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -266,6 +267,27 @@ def test_integer_split_points_print_as_r_prints_doubles(r):
     rr = riml.iml("TreeSurrogate", riml.r_predictor(data=X, predict_function=f), maxdepth=3).results
     assert ts.results[".path"].tolist() == rr[".path"].tolist()
     assert any("e+05" in p for p in ts.results[".path"])
+
+
+@pytest.mark.r
+@pytest.mark.parametrize("scale", [1e150, 1e160])
+def test_predictions_whose_moments_overflow_equal_iml(r, scale):
+    """At 1e160 the response's covariance overflows: R's test statistics are NA and the tree is
+    the root alone (pyiml: LinAlgError from eigh); at 1e150 the trees split alike. No numpy
+    floating-point warnings either way."""
+    from r_bridge import iml as riml
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.normal(size=100), "c": pd.Categorical(rng.choice(list("pqr"), 100))})
+
+    def f(d):
+        return (d["a"].to_numpy() + 1) * scale
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ts = TreeSurrogate(Predictor(predict_function=f, data=X), maxdepth=2)
+    rr = riml.iml("TreeSurrogate", riml.r_predictor(data=X, predict_function=f), maxdepth=2).results
+    assert ts.results[".node"].tolist() == rr[".node"].tolist()
+    assert ts.results[".node"].nunique() == (4 if scale == 1e150 else 1)
 
 
 @pytest.mark.r

@@ -509,6 +509,8 @@ def _mpinv(cov: np.ndarray):
         if v > _LIBCOIN_TOL:
             return np.array([[1.0 / v]]), 1
         return np.zeros((1, 1)), 0
+    if not np.isfinite(cov).all():  # overflowed moments: LAPACK gives no eigenvalues, R's statistic is NA
+        return np.full(cov.shape, np.nan), 0
     val, vec = np.linalg.eigh(cov)
     keep = val >= val[-1] * _LIBCOIN_TOL
     vk = vec[:, keep]
@@ -618,25 +620,24 @@ def _maxsel_stats(d: np.ndarray, sl: np.ndarray, mom: _Moments, splitstat: str) 
     of the left group, ``sl`` its size), as in libcoin's ``C_ordered_Xfactor``."""
     Q = d.shape[1]
     f1, f2 = mom.f1, mom.f2
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        if Q == 1:
-            c = mom.cov[0, 0]
-            v = (f1 * c) * sl - ((f2 * c) * sl) * sl
-            if splitstat == "quadratic":
-                mp = np.where(v > _LIBCOIN_TOL, 1.0 / v, 0.0)
-                return (d[:, 0] * mp) * d[:, 0]
-            return np.where(v > _LIBCOIN_TOL, np.abs(d[:, 0] / np.sqrt(np.abs(v))), 0.0)
-        s = f1 * sl - f2 * (sl * sl)
+    if Q == 1:
+        c = mom.cov[0, 0]
+        v = (f1 * c) * sl - ((f2 * c) * sl) * sl
         if splitstat == "quadratic":
-            val, vec = np.linalg.eigh(mom.cov)
-            keep = val >= val[-1] * _LIBCOIN_TOL
-            proj = d @ vec[:, keep]
-            st = (proj * proj / val[keep]).sum(axis=1) / s
-            return np.where(s > 0, st, -np.inf)
-        varinf = np.diag(mom.cov)
-        mvar = varinf[None, :] * s[:, None]
-        z = np.where(mvar > _LIBCOIN_TOL, np.abs(d / np.sqrt(np.abs(mvar))), 0.0)
-        return z.max(axis=1)
+            mp = np.where(v > _LIBCOIN_TOL, 1.0 / v, 0.0)
+            return (d[:, 0] * mp) * d[:, 0]
+        return np.where(v > _LIBCOIN_TOL, np.abs(d[:, 0] / np.sqrt(np.abs(v))), 0.0)
+    s = f1 * sl - f2 * (sl * sl)
+    if splitstat == "quadratic":
+        val, vec = np.linalg.eigh(mom.cov)
+        keep = val >= val[-1] * _LIBCOIN_TOL
+        proj = d @ vec[:, keep]
+        st = (proj * proj / val[keep]).sum(axis=1) / s
+        return np.where(s > 0, st, -np.inf)
+    varinf = np.diag(mom.cov)
+    mvar = varinf[None, :] * s[:, None]
+    z = np.where(mvar > _LIBCOIN_TOL, np.abs(d / np.sqrt(np.abs(mvar))), 0.0)
+    return z.max(axis=1)
 
 
 @functools.lru_cache(maxsize=1)
@@ -985,6 +986,17 @@ def _check_control(p: int, **a) -> dict:
     )
 
 
+def _r_arithmetic(fn):
+    """Run ``fn`` without numpy's floating-point warnings: R's C code overflows to Inf and makes
+    NaN silently (responses of order 1e160 give a root-only tree with NA p-values in R too)."""
+    @functools.wraps(fn)
+    def run(*args, **kwargs):
+        with np.errstate(all="ignore"):
+            return fn(*args, **kwargs)
+    return run
+
+
+@_r_arithmetic
 def ctree(X: pd.DataFrame, Y, *, response_names: Optional[Sequence[str]] = None,
           teststat: str = "quadratic", splitstat: str = "quadratic", splittest: bool = False,
           testtype: Union[str, Sequence[str]] = "Bonferroni", nmax=math.inf, alpha: float = 0.05,
@@ -1109,12 +1121,10 @@ def ctree(X: pd.DataFrame, Y, *, response_names: Optional[Sequence[str]] = None,
             continue
         crit[np.isnan(crit)] = -np.inf
         mx = crit.max()
-        with np.errstate(invalid="ignore"):
-            ties = np.flatnonzero(np.abs(crit - mx) < _SQRT_XMIN)
+        ties = np.flatnonzero(np.abs(crit - mx) < _SQRT_XMIN)
         if ties.size > 1:
             crit[ties] = crit[ties] + _average_rank(logstat[ties]) / (float(mf_pos[ties].sum()) * 1000.0)
-        with np.errstate(over="ignore"):
-            stat_row = np.exp(logstat)
+        stat_row = np.exp(logstat)
         p_row = -np.expm1(logp)
         jmax = _which_max_last(crit)
         tested = ~np.isnan(logstat) & np.isfinite(stat_row)
