@@ -1169,9 +1169,9 @@ class RRandom(RandomSource):
             if not key.any():
                 raise ValueError("invalid Mersenne-Twister `random_seed`: the state is all zero")
             pos = int(vec[1])
-            if pos > 624:
-                raise ValueError(f"invalid Mersenne-Twister `random_seed`: position {pos} > 624")
-            if pos <= 0:  # R's fix-up of a state without a valid position
+            if not 0 <= pos <= 624:  # R reads the position unsigned: a negative one indexes outside the state
+                raise ValueError(f"invalid Mersenne-Twister `random_seed`: position {pos} is not in 0..624")
+            if pos == 0:  # R's fix-up of a state without a valid position
                 pos = 624
             obj._core = _MersenneTwisterCore(key, pos)
         else:

@@ -602,6 +602,10 @@ def test_rrandom_r_named_helpers_reject_bad_input():
         rr.rng_kind("Knuth-TAOCP")
     with pytest.raises(ValueError, match="random_seed"):
         RRandom.from_random_seed([10401, 1, 2])
+    mt = RRandom(1).random_seed
+    for pos in (-1, 625):      # R reads a negative position unsigned, outside the state
+        with pytest.raises(ValueError, match=f"position {pos} is not in 0..624"):
+            RRandom.from_random_seed(np.concatenate(([mt[0], pos], mt[2:])))
     with pytest.raises(ValueError, match="seed"):
         next_rng_stream(rr.random_seed)
     before = rr.random_seed
