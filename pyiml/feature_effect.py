@@ -153,11 +153,6 @@ def _has_missing(col: pd.Series, encoded: np.ndarray) -> bool:
     return bool(col.isna().any())
 
 
-def _value_key(v):
-    """A grid value as a dict key that keeps True and 1 apart."""
-    return (type(v).__name__ if isinstance(v, (bool, np.bool_)) else "", v)
-
-
 def _unique_in_order(values) -> list:
     return [values[i] for i in _first_codes(values)[1]]
 
@@ -167,7 +162,7 @@ def _first_codes(values):
     position of each distinct value's first appearance."""
     codes, first, seen = [], [], {}
     for i, v in enumerate(values):
-        key = _value_key(v)
+        key = (type(v).__name__ if isinstance(v, (bool, np.bool_)) else "", v)   # True and 1 apart
         if key not in seen:
             seen[key] = len(first)
             first.append(i)

@@ -21,7 +21,7 @@ from ._base import InterpretationMethod, check_bool, check_int, user_stacklevel
 from ._design import gather_design
 from ._parallel import check_n_jobs, map_items, split_chunks
 from ._algorithms.rstats import r_median_rows, r_quantile7_rows
-from .losses import FAST_ROWS, LABEL_LOSSES, _comparable, get_loss
+from .losses import FAST_ROWS, LABEL_LOSSES, comparable_labels, get_loss
 from .predictor import Predictor
 from .random import as_random_source
 
@@ -284,7 +284,7 @@ class FeatureImp(InterpretationMethod):
         if not (self._named_loss and self.loss_name in LABEL_LOSSES and not self._multiclass
                 and self.on == "label" and self._actual.dtype == object and predicted.dtype.kind == "f"):
             return
-        labels, text = _comparable(np.asarray(self._actual).astype(str), predicted)
+        labels, text = comparable_labels(np.asarray(self._actual).astype(str), predicted)
         if np.isin(text, labels).any():
             return
         warnings.warn(

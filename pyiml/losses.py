@@ -15,7 +15,7 @@ from typing import Callable, Dict, Tuple, Union
 
 import numpy as np
 
-from ._algorithms.rstats import r_log, r_mean, r_median, r_sum
+from ._algorithms.rstats import r_arithmetic, r_log, r_mean, r_median, r_sum
 
 __all__ = ["LOSSES", "get_loss"] + [
     "ce", "f1", "logLoss", "mae", "mse", "rmse", "mape", "mdae", "msle", "percent_bias", "rae", "rmsle",
@@ -66,7 +66,7 @@ def _labels(x) -> np.ndarray:
     return a.astype(str).ravel()
 
 
-def _comparable(a: np.ndarray, p: np.ndarray):
+def comparable_labels(a: np.ndarray, p: np.ndarray):
     """Labels against numbers are compared as text, the numbers written as R's ``as.character``
     writes them (R coerces them so: a factor level "1" equals the number 1, "0.5" equals 0.5)."""
     if a.dtype.kind == p.dtype.kind or not (a.dtype.kind == "U" or p.dtype.kind == "U"):
@@ -83,22 +83,11 @@ def _check(a, p):
         raise ValueError(f"actual and predicted must have the same length, got {a.shape[0]} and {p.shape[0]}")
 
 
-def _quiet(fn):
-    """Compute ``fn`` without numpy's floating-point warnings, as R does: a sum or square beyond
-    the double range is Inf, 0/0 is NaN, and FeatureImp reports a loss that is not a number with
-    a clear error (instead of an overflow warning first)."""
-    @functools.wraps(fn)
-    def loss(*args, **kwargs):
-        with np.errstate(all="ignore"):
-            return fn(*args, **kwargs)
-    return loss
-
-
 def ce(actual, predicted, *, _m: _Arithmetic = _EXACT) -> float:
     """Classification error, ``mean(actual != predicted)`` (R: ``Metrics::ce``).
 
     Labels are compared as strings when they are not numbers (R compares factor labels)."""
-    a, p = _comparable(_labels(actual), _labels(predicted))
+    a, p = comparable_labels(_labels(actual), _labels(predicted))
     _check(a, p)
     return _m.mean((a != p).astype(float))
 
@@ -108,7 +97,7 @@ def f1(actual, predicted, *, _m: _Arithmetic = _EXACT) -> float:
 
     ``tp = |A ∩ P|``, ``fp = |P \\ A|``, ``fn = |A \\ P|`` with A, P the unique values;
     0 when tp = 0."""
-    a, p = _comparable(_labels(actual), _labels(predicted))
+    a, p = comparable_labels(_labels(actual), _labels(predicted))
     A, P = set(a.tolist()), set(p.tolist())
     tp = len(A & P)
     fp = len(P - A)
@@ -127,7 +116,10 @@ def _ll(a, p, log=np.log) -> np.ndarray:
     return score
 
 
-@_quiet
+# The built-in losses compute as R does (@r_arithmetic): a sum or square beyond the double range is
+# Inf, 0/0 is NaN, and FeatureImp reports a loss that is not a number with a clear error (instead of
+# numpy's overflow warning first).
+@r_arithmetic
 def logLoss(actual, predicted, *, _m: _Arithmetic = _EXACT) -> float:
     """Mean log loss of binary 0/1 ``actual`` and probabilities ``predicted`` (R: ``Metrics::logLoss``).
 
@@ -137,7 +129,7 @@ def logLoss(actual, predicted, *, _m: _Arithmetic = _EXACT) -> float:
     return _m.mean(_ll(a, p, _m.log))
 
 
-@_quiet
+@r_arithmetic
 def mae(actual, predicted, *, _m: _Arithmetic = _EXACT) -> float:
     """Mean absolute error (R: ``Metrics::mae``)."""
     a, p = _num(actual), _num(predicted)
@@ -145,7 +137,7 @@ def mae(actual, predicted, *, _m: _Arithmetic = _EXACT) -> float:
     return _m.mean(np.abs(a - p))
 
 
-@_quiet
+@r_arithmetic
 def mse(actual, predicted, *, _m: _Arithmetic = _EXACT) -> float:
     """Mean squared error (R: ``Metrics::mse``)."""
     a, p = _num(actual), _num(predicted)
@@ -158,7 +150,7 @@ def rmse(actual, predicted, *, _m: _Arithmetic = _EXACT) -> float:
     return float(np.sqrt(mse(actual, predicted, _m=_m)))
 
 
-@_quiet
+@r_arithmetic
 def mape(actual, predicted, *, _m: _Arithmetic = _EXACT) -> float:
     """Mean absolute percentage error, ``mean(|a - p| / |a|)`` (R: ``Metrics::mape``)."""
     a, p = _num(actual), _num(predicted)
@@ -166,7 +158,7 @@ def mape(actual, predicted, *, _m: _Arithmetic = _EXACT) -> float:
     return _m.mean(np.abs(a - p) / np.abs(a))
 
 
-@_quiet
+@r_arithmetic
 def mdae(actual, predicted, *, _m: _Arithmetic = _EXACT) -> float:
     """Median absolute error (R: ``Metrics::mdae``)."""
     a, p = _num(actual), _num(predicted)
@@ -174,7 +166,7 @@ def mdae(actual, predicted, *, _m: _Arithmetic = _EXACT) -> float:
     return _m.median(np.abs(a - p))
 
 
-@_quiet
+@r_arithmetic
 def msle(actual, predicted, *, _m: _Arithmetic = _EXACT) -> float:
     """Mean squared log error, ``mean((log(1 + a) - log(1 + p))^2)`` (R: ``Metrics::msle``)."""
     a, p = _num(actual), _num(predicted)
@@ -187,7 +179,7 @@ def rmsle(actual, predicted, *, _m: _Arithmetic = _EXACT) -> float:
     return float(np.sqrt(msle(actual, predicted, _m=_m)))
 
 
-@_quiet
+@r_arithmetic
 def percent_bias(actual, predicted, *, _m: _Arithmetic = _EXACT) -> float:
     """``mean((a - p) / |a|)`` (R: ``Metrics::percent_bias``)."""
     a, p = _num(actual), _num(predicted)
@@ -195,7 +187,7 @@ def percent_bias(actual, predicted, *, _m: _Arithmetic = _EXACT) -> float:
     return _m.mean((a - p) / np.abs(a))
 
 
-@_quiet
+@r_arithmetic
 def rae(actual, predicted, *, _m: _Arithmetic = _EXACT) -> float:
     """Relative absolute error, ``sum|p - a| / sum|a - mean(a)|`` (R: ``Metrics::rae``)."""
     a, p = _num(actual), _num(predicted)
@@ -203,7 +195,7 @@ def rae(actual, predicted, *, _m: _Arithmetic = _EXACT) -> float:
     return float(np.float64(_m.sum(np.abs(p - a))) / np.float64(_m.sum(np.abs(a - _m.mean(a)))))
 
 
-@_quiet
+@r_arithmetic
 def rse(actual, predicted, *, _m: _Arithmetic = _EXACT) -> float:
     """Relative squared error, ``sum (a - p)^2 / sum (a - mean(a))^2`` (R: ``Metrics::rse``)."""
     a, p = _num(actual), _num(predicted)
@@ -216,7 +208,7 @@ def rrse(actual, predicted, *, _m: _Arithmetic = _EXACT) -> float:
     return float(np.sqrt(rse(actual, predicted, _m=_m)))
 
 
-@_quiet
+@r_arithmetic
 def smape(actual, predicted, *, _m: _Arithmetic = _EXACT) -> float:
     """Symmetric MAPE, ``2 * mean(|a - p| / (|a| + |p|))`` (R: ``Metrics::smape``)."""
     a, p = _num(actual), _num(predicted)
@@ -234,13 +226,13 @@ LOSSES: Dict[str, Callable] = {
 LABEL_LOSSES = ("ce", "f1")
 
 
-@_quiet
+@r_arithmetic
 def _rows_mae(a: np.ndarray, P: np.ndarray) -> np.ndarray:
     d = a[None, :] - P
     return np.mean(np.abs(d, out=d), axis=1)       # in place: one temporary, not two
 
 
-@_quiet
+@r_arithmetic
 def _rows_mse(a: np.ndarray, P: np.ndarray) -> np.ndarray:
     d = a[None, :] - P
     return np.mean(np.square(d, out=d), axis=1)    # x ** 2 is np.square for floats

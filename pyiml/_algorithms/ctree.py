@@ -83,6 +83,7 @@ import pandas as pd
 from scipy import special
 
 from .rformat import r_as_character
+from .rstats import r_arithmetic
 
 __all__ = ["CTree", "CTreeNode", "CTreeSplit", "ctree"]
 
@@ -986,17 +987,7 @@ def _check_control(p: int, **a) -> dict:
     )
 
 
-def _r_arithmetic(fn):
-    """Run ``fn`` without numpy's floating-point warnings: R's C code overflows to Inf and makes
-    NaN silently (responses of order 1e160 give a root-only tree with NA p-values in R too)."""
-    @functools.wraps(fn)
-    def run(*args, **kwargs):
-        with np.errstate(all="ignore"):
-            return fn(*args, **kwargs)
-    return run
-
-
-@_r_arithmetic
+@r_arithmetic  # responses of order 1e160 overflow the moments: NA p-values, a root-only tree, as in R
 def ctree(X: pd.DataFrame, Y, *, response_names: Optional[Sequence[str]] = None,
           teststat: str = "quadratic", splitstat: str = "quadratic", splittest: bool = False,
           testtype: Union[str, Sequence[str]] = "Bonferroni", nmax=math.inf, alpha: float = 0.05,

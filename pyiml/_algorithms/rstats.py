@@ -16,13 +16,24 @@ usual rounding error instead of bit for bit.
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
 
-__all__ = ["r_sum", "r_mean", "r_median", "r_var", "r_quantile", "order_statistics", "type1_ranks", "r_col_means", "r_means", "r_colMeans", "r_exp", "r_log", "r_seq_sum"]
+__all__ = ["r_arithmetic", "r_sum", "r_mean", "r_median", "r_var", "r_quantile", "order_statistics", "type1_ranks", "r_col_means", "r_means", "r_colMeans", "r_exp", "r_log", "r_seq_sum"]
 
 _LD = np.longdouble
+
+
+def r_arithmetic(fn):
+    """Run ``fn`` without numpy's floating-point warnings, as R computes: a result beyond the
+    double range is Inf and 0/0 is NaN, silently."""
+    @functools.wraps(fn)
+    def run(*args, **kwargs):
+        with np.errstate(all="ignore"):
+            return fn(*args, **kwargs)
+    return run
 
 
 def _libm(fn, fallback, x, ok) -> np.ndarray:
