@@ -8,8 +8,9 @@ drawn with matplotlib's Agg unless MPLBACKEND names another backend; an MPLBACKE
 none is replaced by Agg with one line on stderr.
 Usage errors (missing file, unknown column or method, a model without ``predict``, a ``--loss``
 the model's predictions do not suit, an output directory that cannot be made) exit with status 2
-and one message; a method that fails while
-the report is built is shown in the report and makes the exit status 1.
+and one message; a pyiml method that fails while the report is built is shown in the report and
+makes the exit status 1. Where CRAN iml fails in the comparison (iml's own bugs, see
+docs/differences.md), the report shows its error and one line on stderr says so; the status stays 0.
 """
 from __future__ import annotations
 
@@ -50,19 +51,21 @@ def _add_common(p: argparse.ArgumentParser, default_out: str) -> None:
 
     p.add_argument("--methods", nargs="+", metavar="METHOD", help=_METHODS_HELP.format(", ".join(METHODS)))
     seeds = p.add_mutually_exclusive_group()
-    seeds.add_argument("--seed", type=_nonneg_int, metavar="N", help="numpy seed for the random methods")
+    seeds.add_argument("--seed", type=_nonneg_int, metavar="N",
+                       help="numpy seed for the random methods (report's default: none, so FeatureImp, Shapley and "
+                            "Interaction vary from run to run)")
     seeds.add_argument("--r-seed", type=_nonneg_int, metavar="N",
                        help="R-exact random draws: pyiml.RRandom(N) per method, the numbers of CRAN iml after "
                             "set.seed(N)")
     p.add_argument("--no-r", action="store_true", help="skip the side-by-side comparison with CRAN iml")
     p.add_argument("--quick", action="store_true",
                    help="small method settings (seconds instead of a minute; at most 120 rows unless --max-rows)")
-    p.add_argument("--grid-size", type=_int_at_least(2), metavar="N", help="FeatureEffect grid size (default 20)")
-    p.add_argument("--n-repetitions", type=_pos_int, metavar="N", help="FeatureImp repetitions (default 5)")
-    p.add_argument("--sample-size", type=_pos_int, metavar="N", help="Shapley sample size (default 100)")
+    p.add_argument("--grid-size", type=_int_at_least(2), metavar="N", help="FeatureEffect grid size (default 20; 6 with --quick)")
+    p.add_argument("--n-repetitions", type=_pos_int, metavar="N", help="FeatureImp repetitions (default 5; 2 with --quick)")
+    p.add_argument("--sample-size", type=_pos_int, metavar="N", help="Shapley sample size (default 100; 10 with --quick)")
     p.add_argument("--max-rows", type=_int_at_least(2), metavar="N",
                    help="use at most N rows of the data (a fixed random subset; default 2000)")
-    p.add_argument("--progress", action="store_true", help="show a progress bar on stderr")
+    p.add_argument("--progress", action="store_true", help="show a progress bar on stderr (not with --quiet)")
     p.add_argument("--quiet", action="store_true", help="print nothing (not even where the report was written)")
 
 
@@ -87,8 +90,8 @@ def build_parser() -> argparse.ArgumentParser:
                           "the first row after the CSV header); the report numbers rows the same way")
     rep.add_argument("--loss", metavar="NAME",
                      help="FeatureImp loss (default: ce for classifiers, else mae); a model that predicts class "
-                          "probabilities takes ce or f1, a model with one numeric prediction the other losses "
-                          "(ce or f1 only if it predicts values of the target)")
+                          "probabilities takes ce, a model with one numeric prediction the other losses (ce only "
+                          "if it predicts values of the target); not f1, which compares sets of classes")
     rep.add_argument("--title", help="title of the report")
     _add_common(rep, "report")
     rep.set_defaults(subparser=rep)
@@ -154,6 +157,9 @@ def _load_data(parser: argparse.ArgumentParser, path: Path, target: str, model):
     try:   # the path was checked by _check_data_path before the model was loaded
         data = pd.read_csv(path)
         header = [str(c) for c in pd.read_csv(path, header=None, nrows=1, dtype=str).iloc[0]]
+    except UnicodeDecodeError as exc:
+        parser.error(f"--data: {path.name} is not UTF-8 text ({exc.reason} at byte {exc.start}): save it as UTF-8 "
+                     "(pandas: df.to_csv(path, index=False, encoding='utf-8'))")
     except Exception as exc:
         parser.error(f"--data: cannot read {path} as CSV: {type(exc).__name__}: {exc}")
     dup = sorted({c for c in header if header.count(c) > 1})
@@ -198,7 +204,12 @@ def _check_data_path(parser: argparse.ArgumentParser, path: Path) -> None:
 
 
 def _check_out(parser: argparse.ArgumentParser, out: str) -> None:
-    """The report directory, made now: a bad --out must not wait for every method to run."""
+    """The report directory, made (after the other checks, so that a usage error leaves nothing
+    behind) before any method runs: a bad --out must not wait for every method. Writing is
+    tried, not inferred from permissions (root may write anywhere os.access says, but not to
+    e.g. /sys)."""
+    import tempfile
+
     d = Path(out)
     if d.exists() and not d.is_dir():
         parser.error(f"--out: {d} exists and is not a directory")
@@ -206,8 +217,11 @@ def _check_out(parser: argparse.ArgumentParser, out: str) -> None:
         d.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         parser.error(f"--out: cannot make the directory {d}: {exc.strerror or exc}")
-    if not os.access(d, os.W_OK):
-        parser.error(f"--out: cannot write to {d}")
+    try:
+        with tempfile.TemporaryFile(dir=d):
+            pass
+    except OSError as exc:
+        parser.error(f"--out: cannot write to {d}: {exc.strerror or exc}")
 
 
 def _categorical_text(data):
@@ -256,12 +270,16 @@ def _run(args, cases, methods, title: str, intro: str) -> int:
         # a font) would only clutter the terminal
         warnings.simplefilter("ignore")
         result = build_report(cases, out_dir=args.out, methods=methods, settings=_settings(args), seed=args.seed,
-                              r_seed=args.r_seed, compare_r=not args.no_r, progress=bool(args.progress),
+                              r_seed=args.r_seed, compare_r=not args.no_r, progress=bool(args.progress) and not args.quiet,
                               title=title, intro=intro)
     if not args.quiet:
         print(f"Report written to {result.path.resolve()}")
         for f in result.failures:
             print(f"pyiml: {f}", file=sys.stderr)
+        if result.r_failures:
+            n = len(result.r_failures)
+            print(f"pyiml: CRAN iml failed {n} time{'s' if n > 1 else ''} in the comparison (its errors are in the "
+                  "report's last section)", file=sys.stderr)
     return 1 if result.failures else 0
 
 
@@ -270,7 +288,6 @@ def _report(parser, args) -> int:
 
     methods = _methods(parser, args.methods)
     _check_data_path(parser, Path(args.data))
-    _check_out(parser, args.out)
     model = _load_model(parser, Path(args.model))
     data = _load_data(parser, Path(args.data), args.target, model)
     if args.row >= len(data):
@@ -283,6 +300,7 @@ def _report(parser, args) -> int:
     data = _predictable(parser, model, data, args.target)
     if args.loss is not None:
         _check_loss(parser, args.loss, model, data, args.target)
+    _check_out(parser, args.out)
     name = Path(args.model).stem
     case = Case(key=_key(name), title=f"{type(model).__name__} from {Path(args.model).name}", model=model, data=data,
                 target=args.target, description=f"Data: `{Path(args.data).name}` ({len(data)} rows), target "

@@ -1,6 +1,7 @@
 """The HTML report and the command line (`python -m pyiml report|demo`)."""
 import base64
 import html as html_lib
+import os
 import pickle
 import re
 import subprocess
@@ -208,6 +209,33 @@ def test_comparison_recomputes_random_methods_with_r_draws_under_numpy_seed(r, t
     assert "recomputed" in res.path.read_text(encoding="utf-8")
 
 
+@pytest.mark.r
+def test_comparison_of_a_subset_that_leaves_a_level_unused(r, tmp_path):
+    """A level that only rows outside the report's subset have: pyiml drops unused levels, iml
+    fails on them (2-D ALE "non-conformable arrays"), so R gets the factor without it, and the
+    point of interest too (LocalModel: "level sets of factors are different")."""
+    from sklearn.linear_model import LinearRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import OneHotEncoder
+    from sklearn.compose import make_column_transformer
+
+    rng = np.random.default_rng(4)
+    df = pd.DataFrame({"a": rng.normal(size=160), "b": rng.normal(size=160),
+                       "city": pd.Categorical(rng.choice(["north", "south", "east"], 160),
+                                              categories=["east", "north", "south", "west"])})
+    df["y"] = df["a"] + (df["city"] == "north") * 2.0 + rng.normal(size=160) * 0.1
+    model = make_pipeline(make_column_transformer((OneHotEncoder(handle_unknown="ignore"), ["city"]),
+                                                  remainder="passthrough"), LinearRegression())
+    model.fit(df[["a", "b", "city"]], df["y"])
+    case = build_mod.Case("cat", "cat", model, df, "y")
+    res = build_report([case], out_dir=tmp_path, methods=["FeatureEffect", "LocalModel"], settings=Settings.small(),
+                       r_seed=1, progress=False)
+    assert res.failures == [] and res.r_failures == []
+    assert "west" in list(res.cases[0].data["city"].cat.categories)     # pyiml's side keeps the data as given
+    for row in res.comparisons[0].rows:
+        assert row["agreement"] in ("identical", "equal (rel. ≤ 1e-10)"), row
+
+
 def test_diff_outputs_detects_differences():
     a = pd.DataFrame({"f": ["x", "y"], "v": [1.0, 2.0]})
     d, s, p = r_side.diff_outputs(a, a.copy())
@@ -271,6 +299,7 @@ def user_files(tmp_path_factory):
     df.head(1).to_csv(d / "one_row.csv", index=False)
     df.to_csv(d / "semi.csv", index=False, sep=";")
     (d / "dup.csv").write_text("a,b,a,y\n1,2,3,4\n5,6,7,8\n")
+    (d / "latin1.csv").write_bytes("a,b,city,y\n1,2,Zürich,4\n5,6,Genève,8\n".encode("latin-1"))
     (d / "data.xlsx").write_bytes(b"PK\x03\x04 not really")
     (d / "adir").mkdir()
     (d / "afile").write_text("x")
@@ -299,7 +328,7 @@ def _cli(args, capsys):
                        r"of the target `y`.*use a regression loss such as mae, mse or rmse"),
     ({"--loss": "mae", "--data": "cls.csv", "--model": "logit.pkl"},
      r"--loss: 'mae' needs one numeric prediction per row, but the LogisticRegression model predicts 2 classes "
-     r"\(neg, pos\).*use a classification loss, ce or f1"),
+     r"\(neg, pos\).*use the classification loss ce"),
     # were: "--row: 0 is outside the data (0..-1)", a raw IndexError traceback, "no such file", a
     # UnicodeDecodeError, a list of one column "a;b;c;y", a silent renaming to a.1, sklearn's
     # multi-line feature-name message, four failed sections, a traceback after every method ran
@@ -312,6 +341,7 @@ def _cli(args, capsys):
     ({"--target": "a"}, "--target: 'a' is one of the columns the model was fitted with"),
     ({"--grid-size": "1"}, "--grid-size: .*expected a number >= 2"),
     ({"--out": "afile"}, "--out: .*afile exists and is not a directory"),
+    ({"--data": "latin1.csv"}, r"--data: latin1.csv is not UTF-8 text \(invalid .* at byte \d+\): save it as UTF-8"),
 ])
 def test_cli_usage_errors_exit_2_with_a_message(user_files, tmp_path, capsys, change, message):
     opts = {"--data": "data.csv", "--target": "y", "--model": "model.pkl"}
@@ -328,6 +358,38 @@ def test_cli_usage_errors_exit_2_with_a_message(user_files, tmp_path, capsys, ch
     assert re.search(message, err), err
     assert err.startswith("usage: pyiml report") and "Traceback" not in err
     assert not (tmp_path / "index.html").exists()
+
+
+def test_cli_usage_error_leaves_no_out_directory_and_out_must_take_files(user_files, tmp_path, capsys):
+    """--out is made after the other checks (a usage error made it and left it behind), and
+    writing is tried: /proc passes a permission check as root but takes no files."""
+    base = ["report", "--data", str(user_files / "data.csv"), "--model", str(user_files / "model.pkl")]
+    code, _, err = _cli(base + ["--target", "nope", "--out", str(tmp_path / "new" / "deep")], capsys)
+    assert code == 2 and "--target" in err and not (tmp_path / "new").exists()
+    if os.path.isdir("/proc/self"):
+        code, _, err = _cli(base + ["--target", "y", "--out", "/proc"], capsys)
+        assert code == 2 and "--out: cannot write to /proc" in err
+
+
+@pytest.mark.r
+def test_cli_where_cran_iml_fails_shows_it_and_exits_0(r, tmp_path, capsys):
+    """iml cannot take a logical feature (its Predictor stops); pyiml's methods all run, so the
+    status is 0, with one line on stderr and the header saying why nothing was compared."""
+    from sklearn.linear_model import LinearRegression
+
+    rng = np.random.default_rng(1)
+    df = pd.DataFrame({"a": rng.normal(size=40), "b": rng.normal(size=40), "flag": rng.random(40) > 0.5})
+    df["y"] = df["a"] + df["flag"] * 1.0
+    df.to_csv(tmp_path / "d.csv", index=False)
+    with open(tmp_path / "m.pkl", "wb") as fh:
+        pickle.dump(LinearRegression().fit(df[["a", "b", "flag"]], df["y"]), fh)
+    code = main(["report", "--data", str(tmp_path / "d.csv"), "--target", "y", "--model", str(tmp_path / "m.pkl"),
+                 "--methods", "FeatureImp", "--quick", "--r-seed", "1", "--out", str(tmp_path / "out")])
+    out, err = capsys.readouterr()
+    assert code == 0 and out.startswith("Report written to")
+    assert err == "pyiml: CRAN iml failed 1 time in the comparison (its errors are in the report's last section)\n"
+    page = (tmp_path / "out" / "index.html").read_text(encoding="utf-8")
+    assert "iml could not make its Predictor for <code>m</code>" in page and "0 of 0" not in page
 
 
 def test_cli_unavailable_method_is_a_usage_error(user_files, tmp_path, capsys, monkeypatch):
@@ -360,6 +422,18 @@ def test_cli_report_prints_only_the_location(user_files, tmp_path, capsys, monke
     page = (out_dir / "index.html").read_text(encoding="utf-8")
     assert "model-featureimp" in page and "model-shapley-row" in page and "Row 5" in page
     assert "RRandom(3)" in page
+
+
+def test_cli_quiet_wins_over_progress_and_counts_are_singular_for_one(user_files, tmp_path, capsys, monkeypatch):
+    _no_r(monkeypatch)
+    code = main(["report", "--data", str(user_files / "data.csv"), "--target", "y", "--model",
+                 str(user_files / "model.pkl"), "--out", str(tmp_path), "--quick", "--methods", "FeatureImp",
+                 "Shapley", "--n-repetitions", "1", "--sample-size", "1", "--quiet", "--progress"])
+    captured = capsys.readouterr()
+    assert code == 0 and captured.out == "" and captured.err == ""
+    page = (tmp_path / "index.html").read_text(encoding="utf-8")
+    assert "1 permutation per" in page and "(1 sample per row)" in page
+    assert "1 permutations" not in page and "1 samples" not in page
 
 
 def test_cli_reads_text_columns_as_categoricals_when_the_model_takes_them(tmp_path):
@@ -458,16 +532,16 @@ def test_loss_problem_names_losses_the_model_and_target_do_not_suit():
     df = pd.DataFrame({"a": rng.normal(size=40), "b": rng.normal(size=40)})
     reg = df.assign(y=df["a"] + rng.normal(size=40))
     p_reg = pyiml.Predictor(LinearRegression().fit(reg[["a", "b"]], reg["y"]), data=reg, y="y")
-    for loss in ("ce", "f1"):
-        assert "use a regression loss" in loss_problem(loss, p_reg, reg["y"])
+    assert "use a regression loss" in loss_problem("ce", p_reg, reg["y"])
     for loss in ("mae", "mse", "logLoss", "rmse"):
         assert loss_problem(loss, p_reg, reg["y"]) is None
     cls = df.assign(y=np.where(df["a"] > 0, "u", "v"))
     p_cls = pyiml.Predictor(LogisticRegression().fit(cls[["a", "b"]], cls["y"]), data=cls, y="y")
     for loss in ("mae", "mse", "logLoss"):
-        assert "use a classification loss, ce or f1" in loss_problem(loss, p_cls, cls["y"])
-    for loss in ("ce", "f1"):
-        assert loss_problem(loss, p_cls, cls["y"]) is None
+        assert "use the classification loss ce" in loss_problem(loss, p_cls, cls["y"])
+    assert loss_problem("ce", p_cls, cls["y"]) is None
+    for p, y in ((p_reg, reg["y"]), (p_cls, cls["y"])):   # Metrics::f1 compares sets of classes: importances all 1
+        assert "compares the set of classes" in loss_problem("f1", p, y)
 
     class Labels:   # one output column holding the predicted labels: ce suits it
         def predict(self, X):

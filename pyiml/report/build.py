@@ -360,9 +360,10 @@ def _subset_rows(data: pd.DataFrame, max_rows: Optional[int], keep: int
 def loss_problem(loss: str, predictor, target: pd.Series, n_check: int = 50) -> Optional[str]:
     """Why FeatureImp's named ``loss`` does not suit the model and its target, or None.
 
+    ``f1`` never suits a report: iml's ``Metrics::f1`` compares the sets of classes, not rows.
     With several prediction columns (class probabilities) FeatureImp compares the most probable
-    class with the target (iml's ``probs.to.labels``), so only the classification losses ``ce``
-    and ``f1`` apply; the others need numbers. With one prediction column, ``ce`` and ``f1``
+    class with the target (iml's ``probs.to.labels``), so only the classification loss ``ce``
+    applies; the others need numbers. With one prediction column, ``ce`` and ``f1``
     compare each prediction with the target for equality, which suits only a model that
     predicts values of the target (labels); predictions of a regression model are never equal
     to the target, and ``ce`` would count every row as an error whatever the permutation.
@@ -381,6 +382,10 @@ def loss_problem(loss: str, predictor, target: pd.Series, n_check: int = 50) -> 
 
     if not isinstance(loss, str) or loss not in LOSSES:
         return None
+    if loss == "f1":
+        return ("'f1' compares the set of classes in the target with the set of predicted classes (Metrics::f1, as "
+                "iml uses it), not row by row: a permuted feature rarely removes a class from the predictions, so "
+                "every importance would be 1; use ce (the share of rows whose predicted class is wrong)")
     model = type(predictor.model).__name__ if predictor.model is not None else "the"
     if predictor.is_multiclass:
         if loss in LABEL_LOSSES:
@@ -389,7 +394,7 @@ def loss_problem(loss: str, predictor, target: pd.Series, n_check: int = 50) -> 
         shown = ", ".join(map(str, names[:5])) + (", …" if len(names) > 5 else "")
         return (f"{loss!r} needs one numeric prediction per row, but the {model} model predicts "
                 f"{len(names)} classes ({shown}), of which FeatureImp compares the most probable with the target "
-                f"(iml's probs.to.labels): use a classification loss, {' or '.join(LABEL_LOSSES)}")
+                f"(iml's probs.to.labels): use the classification loss ce")
     if loss not in LABEL_LOSSES:
         return None
     pred = predictor.predict(predictor.data.X.iloc[:n_check]).iloc[:, 0].to_numpy(dtype=float)
@@ -403,6 +408,11 @@ def loss_problem(loss: str, predictor, target: pd.Series, n_check: int = 50) -> 
     return (f"{loss!r} is a classification loss (it compares predictions with the target for equality), but the "
             f"{model} model predicts numbers that are not values of the target `{target.name}` (e.g. {off[0]:.6g}), "
             "so every row would count as an error: use a regression loss such as mae, mse or rmse")
+
+
+def _count(n: int, noun: str) -> str:
+    """``"1 repetition"``, ``"5 repetitions"``."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def _spread_rows(n: int, k: int, exclude: int) -> List[int]:
@@ -566,7 +576,7 @@ class _CaseExplainer:
         loss = case.loss or ("ce" if self.predictor.is_multiclass else "mae")
         sec = Section(self._sid("featureimp"), "Feature importance (FeatureImp)")
         intro = Text(f"Permutation feature importance: the model error (loss `{loss}`) after permuting a "
-                     f"feature, as a ratio of the original error, {self.s.n_repetitions} permutations per "
+                     f"feature, as a ratio of the original error, {_count(self.s.n_repetitions, 'permutation')} per "
                      "feature. The bars span the 5% and 95% quantiles of the repetitions, the point is their "
                      "median.")
         sec.add(intro)
@@ -596,7 +606,7 @@ class _CaseExplainer:
         if fig is not None:
             sec.add(_image(fig, "FeatureImp plot", "Feature importance with its 5%–95% interval.", self.s.dpi))
         sec.add(Table(res, caption="`FeatureImp$results`", max_rows=None))
-        self._add_run(Run("featureimp", f"FeatureImp (loss {loss}, {self.s.n_repetitions} repetitions)",
+        self._add_run(Run("featureimp", f"FeatureImp (loss {loss}, {_count(self.s.n_repetitions, 'repetition')})",
                           "FeatureImp", kwargs, {"results": res}, random=True, seeded=self.exact,
                           rerun=lambda rs: {"results": make(rs).results},
                           value_columns=["importance", "permutation.error"], key_columns=["feature"]))
@@ -746,7 +756,7 @@ class _CaseExplainer:
         pyiml, s = self.pyiml, self.s
         sec = Section(self._sid("shapley"), "Shapley values (Shapley)")
         row, shown = self.row, self._label(self.row)
-        sec.add(Text(f"Shapley values by Monte-Carlo sampling ({s.sample_size} samples per row): how much each "
+        sec.add(Text(f"Shapley values by Monte-Carlo sampling ({_count(s.sample_size, 'sample')} per row): how much each "
                      "feature's value moved this prediction away from the average prediction. The values of "
                      "one row add up to prediction − average."))
         one = Section(self._sid("shapley-row"), f"Row {shown}")
@@ -987,8 +997,8 @@ def build_report(cases: Sequence[Case], out_dir="report", methods: Optional[Sequ
     Returns
     -------
     BuildResult
-        ``path`` of the written file, the per-case results, the comparison summaries and any
-        failures.
+        ``path`` of the written file, the per-case results, the comparison summaries, pyiml's
+        failures (``failures``) and CRAN iml's (``r_failures``: a method iml could not run).
     """
     from . import r_side
 
@@ -1005,6 +1015,7 @@ def build_report(cases: Sequence[Case], out_dir="report", methods: Optional[Sequ
     results: List[CaseResult] = []
     comparisons = []
     failures: List[str] = []
+    r_failures: List[str] = []
     try:
         for case in cases:
             res = _CaseExplainer(case, methods, settings, seed, r_seed, bar).run()
@@ -1013,7 +1024,7 @@ def build_report(cases: Sequence[Case], out_dir="report", methods: Optional[Sequ
             if do_r:
                 cmp = r_side.compare_case(res, cmp_seed, bar)
                 comparisons.append(cmp)
-                failures.extend(cmp.failures)
+                r_failures.extend(cmp.failures)
     finally:
         bar.close()
     pyiml = _pyiml()
@@ -1025,9 +1036,12 @@ def build_report(cases: Sequence[Case], out_dir="report", methods: Optional[Sequ
         rows = [row for c in comparisons for row in c.rows]
         agree = sum(str(row["agreement"]).startswith(("identical", "equal")) for row in rows)
         failed = sum(str(row["agreement"]) == "iml failed" for row in rows)
-        extra = f"; iml failed on {failed} (notes in that section)" if failed else ""
-        header.append(Text(f"CRAN iml, run on the same model and data: {agree} of {len(rows) - failed} compared "
-                           f"results agree (identical, or equal to 1e-10 relative){extra} — see the last section."))
+        parts = [f"{agree} of {len(rows) - failed} compared results agree (identical, or equal to 1e-10 "
+                 f"relative)" + (f"; iml failed on {failed} (notes in that section)" if failed else "")] if rows else []
+        no_pred = [f"`{c.key}`" for c in comparisons if c.predictor_failed]
+        if no_pred:
+            parts.append(f"iml could not make its Predictor for {', '.join(no_pred)}")
+        header.append(Text(f"CRAN iml, run on the same model and data: {'; '.join(parts)} — see the last section."))
     report = Report(title=title or "pyiml report", intro=header)
     settings_sec = Section("settings", "Settings")
     settings_sec.add(KeyValues(settings.describe(), caption="Method settings used for every model."))
@@ -1041,12 +1055,14 @@ def build_report(cases: Sequence[Case], out_dir="report", methods: Optional[Sequ
     path = out / "index.html"
     path.write_text(render(report), encoding="utf-8")
     return BuildResult(path=path, cases=results, comparisons=comparisons, failures=failures,
-                       section_ids=report.section_ids(), r_problem=r_problem if compare_r else None)
+                       section_ids=report.section_ids(), r_problem=r_problem if compare_r else None,
+                       r_failures=r_failures)
 
 
 @dataclass
 class BuildResult:
-    """What :func:`build_report` wrote and computed."""
+    """What :func:`build_report` wrote and computed (``failures``: pyiml methods that failed;
+    ``r_failures``: iml calls of the comparison that failed)."""
 
     path: Path
     cases: List[CaseResult]
@@ -1054,6 +1070,7 @@ class BuildResult:
     failures: List[str]
     section_ids: List[str]
     r_problem: Optional[str] = None
+    r_failures: List[str] = field(default_factory=list)
 
 
 # ---------------------------------------------------------------------------- shipped data

@@ -202,14 +202,15 @@ class CaseComparison:
     section: Section
     rows: List[Dict[str, Any]] = field(default_factory=list)
     failures: List[str] = field(default_factory=list)
+    predictor_failed: bool = False
 
 
-def _r_outputs(run, robj) -> Dict[str, Any]:
+def _r_outputs(run, robj, dtypes) -> Dict[str, Any]:
     res = robj.results
     if run.explain_rows:
         parts = [res]
         for x in run.explain_rows:
-            robj.call("explain", x_interest=x)
+            robj.call("explain", x_interest=_conform(x, dtypes))
             parts.append(robj.results)
         res = pd.concat([p.reset_index(drop=True) for p in parts], ignore_index=True)
     out = {"results": res}
@@ -229,6 +230,22 @@ def _py_for_r(run, outputs: Dict[str, Any]) -> Dict[str, Any]:
     return out
 
 
+def _used_levels(data: pd.DataFrame) -> Dict[str, pd.CategoricalDtype]:
+    """The categorical columns of ``data`` that have categories no row has, each with the dtype
+    of the used ones. The report's row subset can leave a level of the full data unused, and iml
+    mishandles unused levels (docs/differences.md) where pyiml drops them: R gets them dropped."""
+    return {c: data[c].cat.remove_unused_categories().dtype for c in data.columns
+            if isinstance(data[c].dtype, pd.CategoricalDtype)
+            and data[c].nunique(dropna=True) < len(data[c].cat.categories)}
+
+
+def _conform(value, dtypes: Dict[str, pd.CategoricalDtype]):
+    """A frame (the data, a point of interest) with ``dtypes``' categoricals; other values as they are."""
+    if not dtypes or not isinstance(value, pd.DataFrame):
+        return value
+    return value.astype({c: t for c, t in dtypes.items() if c in value.columns})
+
+
 def compare_case(case_result, seed: int, progress) -> CaseComparison:
     """Replay every run of ``case_result`` in CRAN iml and compare.
 
@@ -246,13 +263,15 @@ def compare_case(case_result, seed: int, progress) -> CaseComparison:
     case = case_result.case
     sec = Section(f"{SECTION_ID}-{case.key}", case.title)
     cmp = CaseComparison(case.key, case.title, sec)
+    used = _used_levels(case_result.data)
     progress.step(f"{case.key}: R predictor")
     t0 = time.perf_counter()
     try:
-        rp = riml.r_predictor(model=case.model, data=case_result.data, y=case.target)
+        rp = riml.r_predictor(model=case.model, data=_conform(case_result.data, used), y=case.target)
     except Exception as exc:  # shown in the report and returned to the CLI
         msg = f"R Predictor failed: {type(exc).__name__}: {exc}"
         cmp.failures.append(f"{case.key}: {msg}")
+        cmp.predictor_failed = True
         sec.add(Note(msg, kind="warn"))
         progress.done()
         return cmp
@@ -271,8 +290,8 @@ def compare_case(case_result, seed: int, progress) -> CaseComparison:
                     py_out = run.rerun(pyiml.RRandom(seed))
                     recomputed.append(run.label)
                 t1 = time.perf_counter()
-                robj = riml.iml(run.method, rp, seed=seed, **run.kwargs)
-                r_out = _r_outputs(run, robj)
+                robj = riml.iml(run.method, rp, seed=seed, **{k: _conform(v, used) for k, v in run.kwargs.items()})
+                r_out = _r_outputs(run, robj, used)
                 secs = time.perf_counter() - t1
         except Exception as exc:  # shown in the report and returned to the CLI
             msg = f"iml {run.label} failed: {type(exc).__name__}: {exc}"
