@@ -6,8 +6,9 @@ scikit-learn. Only the report location is printed (nothing with ``--quiet``; a p
 with ``--progress``); warnings raised while a method runs are shown in the report. Plots are
 drawn with matplotlib's Agg unless MPLBACKEND names another backend; an MPLBACKEND that names
 none is replaced by Agg with one line on stderr.
-Usage errors (missing file, unknown column or method, a model without ``predict``, a ``--loss``
-the model's predictions do not suit, an output directory that cannot be made) exit with status 2
+Usage errors (missing file, a CSV that is not UTF-8, unknown column or method, missing feature
+values, a model without ``predict``, a ``--loss`` the model's predictions do not suit, an output
+directory that cannot be made or written) exit with status 2
 and one message; a pyiml method that fails while the report is built is shown in the report and
 makes the exit status 1. Where CRAN iml fails in the comparison (iml's own bugs, see
 docs/differences.md), the report shows its error and one line on stderr says so; the status stays 0.
@@ -60,9 +61,12 @@ def _add_common(p: argparse.ArgumentParser, default_out: str) -> None:
     p.add_argument("--no-r", action="store_true", help="skip the side-by-side comparison with CRAN iml")
     p.add_argument("--quick", action="store_true",
                    help="small method settings (seconds instead of a minute; at most 120 rows unless --max-rows)")
-    p.add_argument("--grid-size", type=_int_at_least(2), metavar="N", help="FeatureEffect grid size (default 20; 6 with --quick)")
-    p.add_argument("--n-repetitions", type=_pos_int, metavar="N", help="FeatureImp repetitions (default 5; 2 with --quick)")
-    p.add_argument("--sample-size", type=_pos_int, metavar="N", help="Shapley sample size (default 100; 10 with --quick)")
+    p.add_argument("--grid-size", type=_int_at_least(2), metavar="N",
+                   help="FeatureEffect grid size (default 20; 6 with --quick)")
+    p.add_argument("--n-repetitions", type=_pos_int, metavar="N",
+                   help="FeatureImp repetitions (default 5; 2 with --quick)")
+    p.add_argument("--sample-size", type=_pos_int, metavar="N",
+                   help="Shapley sample size (default 100; 10 with --quick)")
     p.add_argument("--max-rows", type=_int_at_least(2), metavar="N",
                    help="use at most N rows of the data (a fixed random subset; default 2000)")
     p.add_argument("--progress", action="store_true", help="show a progress bar on stderr (not with --quiet)")
@@ -187,6 +191,13 @@ def _load_data(parser: argparse.ArgumentParser, path: Path, target: str, model):
         data = data[[c for c in expected if c != target] + [target]]
     if data.shape[1] < 3:
         parser.error(f"--data: {path.name} needs at least two feature columns besides the target")
+    gaps = data.drop(columns=[target]).isna()
+    if gaps.any().any():
+        cols = [str(c) for c in gaps.columns[gaps.any()]]
+        rows = int(gaps.any(axis=1).sum())
+        parser.error(f"--data: column(s) {', '.join(cols)} of {path.name} have missing values ({rows} rows): the "
+                     "methods need every feature value (so do iml's: grids, trees, points of interest); drop or "
+                     "impute those rows before saving the CSV")
     return data
 
 
@@ -270,7 +281,8 @@ def _run(args, cases, methods, title: str, intro: str) -> int:
         # a font) would only clutter the terminal
         warnings.simplefilter("ignore")
         result = build_report(cases, out_dir=args.out, methods=methods, settings=_settings(args), seed=args.seed,
-                              r_seed=args.r_seed, compare_r=not args.no_r, progress=bool(args.progress) and not args.quiet,
+                              r_seed=args.r_seed, compare_r=not args.no_r,
+                              progress=bool(args.progress) and not args.quiet,
                               title=title, intro=intro)
     if not args.quiet:
         print(f"Report written to {result.path.resolve()}")

@@ -221,8 +221,8 @@ def test_x_interest_duplicated_columns():
 
 def test_empty_newdata_says_predict():
     x = x1().iloc[:0]
-    check(lambda: TreeSurrogate(pred()).predict(x), ValueError, "newdata has no rows: pass at least one row to predict$",
-          x)
+    check(lambda: TreeSurrogate(pred()).predict(x), ValueError,
+          "newdata has no rows: pass at least one row to predict$", x)
 
 
 def test_x_interest_numeric_strings_rejected():

@@ -389,7 +389,8 @@ def p_newdata():
 PROBLEMS = [
     p_numeric_default, p_integer_ties, p_mixed_default, p_mixed_maxdepth(1), p_mixed_maxdepth(2),
     p_factor_two_levels, p_factor_absent_levels, p_ordered_unused_level, p_multi_output_2,
-    p_multi_output_3_probabilities, p_multi_output_3_mixed, p_minbucket, p_minsplit, p_minsplit_one, p_minsplit_zero, p_minprob_alpha,
+    p_multi_output_3_probabilities, p_multi_output_3_mixed, p_minbucket, p_minsplit, p_minsplit_one, p_minsplit_zero,
+    p_minprob_alpha,
     p_root_only_small, p_root_only_noise, p_constant_response, p_tied_pvalues,
     p_boston(1), p_boston(2), p_boston(3), p_boston(4), p_boston(None),
     p_intersplit, p_multiway, p_univariate_teststatistic, p_univariate_testtype, p_maximum_statistics,

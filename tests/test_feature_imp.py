@@ -539,8 +539,9 @@ def test_label_loss_on_one_probability_column_warns_when_no_prediction_reads_as_
     y = pd.Categorical(["no", "yes", "no", "yes", "no", "yes"])
     model = lambda d: pd.DataFrame({"no": 1 - d["a"].to_numpy(), "yes": d["a"].to_numpy()})  # noqa: E731
     for loss in ("ce", "f1"):
-        with pytest.warns(UserWarning, match=rf"loss='{loss}' compares y's labels \(\['no', 'yes'\]\) with the model's "
-                                             r"one output column \('yes'\), which holds numbers such as 0.1.*on='prob'"):
+        with pytest.warns(UserWarning, match=rf"loss='{loss}' compares y's labels \(\['no', 'yes'\]\) with the "
+                                             r"model's one output column \('yes'\), which holds numbers such as "
+                                             r"0.1.*on='prob'"):
             fi = FeatureImp(Predictor(predict_function=model, data=X, y=y, class_="yes"), loss, random_state=1)
         assert fi.original_error == {"ce": 1.0, "f1": 0.0}[loss]
     hard = lambda d: pd.DataFrame({"0": (d["a"] <= 0.5).astype(float), "1": (d["a"] > 0.5).astype(float)})  # noqa: E731

@@ -61,7 +61,8 @@ def test_label_losses_equal_metrics(r, name, data):
 @pytest.mark.r
 @pytest.mark.parametrize("name", ["ce", "f1"])
 @pytest.mark.parametrize("numbers_first", [False, True])
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.data_too_large, HealthCheck.too_slow])
+@settings(max_examples=30, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.data_too_large, HealthCheck.too_slow])
 @given(data=st.integers(1, 20).flatmap(lambda n: st.tuples(
     st.lists(st.sampled_from(["0", "1", "0.5", "1e+05", "100000", "0.3", "a"]), min_size=n, max_size=n),
     st.lists(st.sampled_from([0.0, 1.0, 0.5, 1e5, 0.1 + 0.2, 1 / 3, 2.0]), min_size=n, max_size=n))))

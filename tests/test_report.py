@@ -299,6 +299,7 @@ def user_files(tmp_path_factory):
     df.head(1).to_csv(d / "one_row.csv", index=False)
     df.to_csv(d / "semi.csv", index=False, sep=";")
     (d / "dup.csv").write_text("a,b,a,y\n1,2,3,4\n5,6,7,8\n")
+    df.assign(b=df["b"].where(df.index % 7 != 3)).to_csv(d / "gaps.csv", index=False)
     (d / "latin1.csv").write_bytes("a,b,city,y\n1,2,Zürich,4\n5,6,Genève,8\n".encode("latin-1"))
     (d / "data.xlsx").write_bytes(b"PK\x03\x04 not really")
     (d / "adir").mkdir()
@@ -341,6 +342,7 @@ def _cli(args, capsys):
     ({"--target": "a"}, "--target: 'a' is one of the columns the model was fitted with"),
     ({"--grid-size": "1"}, "--grid-size: .*expected a number >= 2"),
     ({"--out": "afile"}, "--out: .*afile exists and is not a directory"),
+    ({"--data": "gaps.csv"}, r"--data: column\(s\) b of gaps.csv have missing values \(9 rows\).*drop or impute"),
     ({"--data": "latin1.csv"}, r"--data: latin1.csv is not UTF-8 text \(invalid .* at byte \d+\): save it as UTF-8"),
 ])
 def test_cli_usage_errors_exit_2_with_a_message(user_files, tmp_path, capsys, change, message):

@@ -756,8 +756,8 @@ class _CaseExplainer:
         pyiml, s = self.pyiml, self.s
         sec = Section(self._sid("shapley"), "Shapley values (Shapley)")
         row, shown = self.row, self._label(self.row)
-        sec.add(Text(f"Shapley values by Monte-Carlo sampling ({_count(s.sample_size, 'sample')} per row): how much each "
-                     "feature's value moved this prediction away from the average prediction. The values of "
+        sec.add(Text(f"Shapley values by Monte-Carlo sampling ({_count(s.sample_size, 'sample')} per row): how "
+                     "much each feature's value moved this prediction away from the average prediction. The values of "
                      "one row add up to prediction − average."))
         one = Section(self._sid("shapley-row"), f"Row {shown}")
         x = self._row(row)
