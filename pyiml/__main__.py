@@ -8,10 +8,10 @@ drawn with matplotlib's Agg unless MPLBACKEND names another backend; an MPLBACKE
 none is replaced by Agg with one line on stderr.
 Usage errors (missing file, a CSV that is not UTF-8, unknown column or method, missing feature
 values, a model without ``predict``, a ``--loss`` the model's predictions do not suit, an output
-directory that cannot be made or written) exit with status 2
-and one message; a pyiml method that fails while the report is built is shown in the report and
-makes the exit status 1. Where CRAN iml fails in the comparison (iml's own bugs, see
-docs/differences.md), the report shows its error and one line on stderr says so; the status stays 0.
+directory that cannot be made or written) exit with status 2 and one message; a pyiml method that
+fails while the report is built is shown in the report and makes the exit status 1. Where CRAN
+iml fails in the comparison (iml's own bugs, see docs/differences.md), the report shows its error
+and one line on stderr says so; the status stays 0.
 """
 from __future__ import annotations
 

@@ -363,8 +363,8 @@ def loss_problem(loss: str, predictor, target: pd.Series, n_check: int = 50) -> 
     ``f1`` never suits a report: iml's ``Metrics::f1`` compares the sets of classes, not rows.
     With several prediction columns (class probabilities) FeatureImp compares the most probable
     class with the target (iml's ``probs.to.labels``), so only the classification loss ``ce``
-    applies; the others need numbers. With one prediction column, ``ce`` and ``f1``
-    compare each prediction with the target for equality, which suits only a model that
+    applies; the others need numbers. With one prediction column, ``ce`` compares each
+    prediction with the target for equality, which suits only a model that
     predicts values of the target (labels); predictions of a regression model are never equal
     to the target, and ``ce`` would count every row as an error whatever the permutation.
 
@@ -757,8 +757,8 @@ class _CaseExplainer:
         sec = Section(self._sid("shapley"), "Shapley values (Shapley)")
         row, shown = self.row, self._label(self.row)
         sec.add(Text(f"Shapley values by Monte-Carlo sampling ({_count(s.sample_size, 'sample')} per row): how "
-                     "much each feature's value moved this prediction away from the average prediction. The values of "
-                     "one row add up to prediction − average."))
+                     "much each feature's value moved this prediction away from the average prediction. The "
+                     "values of one row add up to prediction − average."))
         one = Section(self._sid("shapley-row"), f"Row {shown}")
         x = self._row(row)
         one.add(Table(x, caption=f"The explained row: row {shown} of the data (0-based position; row 0 is the first "
