@@ -452,7 +452,6 @@ class FeatureEffect(_LazyResults, InterpretationMethod):
     def _finish(self, plan, preds) -> None:
         names = self.predictor.output_names
         self._multiclass = len(names) > 1
-        self._curve = None
         if self.method == "ale":
             res = plan.finish(preds, names, center_at=self._anchor if self.n_features == 1 else None)
         elif self.method == "pdp":

@@ -53,7 +53,6 @@ returns the function ``stats::df`` there).
 """
 from __future__ import annotations
 
-import functools
 import math
 import warnings
 from dataclasses import dataclass, field
@@ -61,7 +60,7 @@ from typing import List, Optional, Sequence
 
 import numpy as np
 
-from .rstats import r_exp, r_seq_sum
+from .rstats import r_arithmetic, r_exp, r_seq_sum
 
 __all__ = ["GlmnetFit", "glmnet", "predict"]
 
@@ -393,20 +392,19 @@ def glmnet(x, y, family: str = "gaussian", weights=None, alpha: float = 1.0, nla
             type_gaussian = "covariance" if nvars < 500 else "naive"
         if type_gaussian not in ("covariance", "naive"):
             raise ValueError("type_gaussian must be 'covariance' or 'naive'")
-        fit = functools.partial(_fit_gaussian, x, y, w, var_names, bool(standardize), type_gaussian == "naive")
-    else:
-        fit = functools.partial(_fit_multinomial, x, y, w, var_names, levels, bool(standardize))
-    # IEEE arithmetic without numpy's warnings, as glmnet's C++ computes: a column whose spread
-    # underflows to 0 (values of 1e-300) divides by zero there too, silently, with the same
-    # infinities and NaNs
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
-        return fit(nlam, flmin, thresh, ne, nx, maxit)
+        return _fit_gaussian(x, y, w, var_names, bool(standardize), type_gaussian == "naive", nlam, flmin, thresh,
+                             ne, nx, maxit)
+    return _fit_multinomial(x, y, w, var_names, levels, bool(standardize), nlam, flmin, thresh, ne, nx, maxit)
 
 
 # ------------------------------------------------------------------------------------------
 # gaussian
 # ------------------------------------------------------------------------------------------
 
+# The fits compute as glmnet's C++ does (@r_arithmetic), without numpy's warnings: a column whose
+# spread underflows to 0 (values of 1e-300) divides by zero there too, silently, with the same
+# infinities and NaNs.
+@r_arithmetic
 def _fit_gaussian(x, y, w, var_names, isd, naive, nlam, flmin, thr, ne, nx, maxit):
     nobs, ni = x.shape
     y = np.asarray(y, dtype=float).ravel()
@@ -817,6 +815,7 @@ def _factor(y, levels):
     return codes, [str(c) for c in cats]
 
 
+@r_arithmetic
 def _fit_multinomial(x, y, weights, var_names, levels, isd, nlam, flmin, thr, ne, nx, maxit):
     nobs, ni = x.shape
     if hasattr(y, "shape") and len(getattr(y, "shape")) == 2 and y.shape[1] > 1:

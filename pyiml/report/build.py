@@ -1036,8 +1036,12 @@ def build_report(cases: Sequence[Case], out_dir="report", methods: Optional[Sequ
         rows = [row for c in comparisons for row in c.rows]
         agree = sum(str(row["agreement"]).startswith(("identical", "equal")) for row in rows)
         failed = sum(str(row["agreement"]) == "iml failed" for row in rows)
-        parts = [f"{agree} of {len(rows) - failed} compared results agree (identical, or equal to 1e-10 "
-                 f"relative)" + (f"; iml failed on {failed} (notes in that section)" if failed else "")] if rows else []
+        parts = []
+        if rows:
+            parts.append(f"{agree} of {len(rows) - failed} compared results agree (identical, or equal to 1e-10 "
+                         "relative)")
+        if failed:
+            parts.append(f"iml failed on {failed} (notes in that section)")
         no_pred = [f"`{c.key}`" for c in comparisons if c.predictor_failed]
         if no_pred:
             parts.append(f"iml could not make its Predictor for {', '.join(no_pred)}")
