@@ -471,6 +471,13 @@ def test_python_m_pyiml_subprocess_errors_have_no_traceback(tmp_path):
     assert res.stdout == ""
 
 
+class _ProductModel:
+    """y = 3 p (q:r) + 0.1 q + a`b, as a model with a predict method."""
+
+    def predict(self, X):
+        return 3 * X["p"].to_numpy() * X["q:r"].to_numpy() + 0.1 * X["q"].to_numpy() + X["a`b"].to_numpy()
+
+
 def _awkward_case(kind):
     from sklearn.ensemble import RandomForestClassifier
     from sklearn.linear_model import LinearRegression
@@ -491,6 +498,11 @@ def _awkward_case(kind):
         df = pd.DataFrame({"a": rng.normal(size=n), "b": rng.normal(size=n)})
         df["y"] = np.where(df["a"] > 0, 2.0, 1.0)
         model = RandomForestClassifier(n_estimators=20, random_state=0).fit(df[["a", "b"]], df["y"])
+    elif kind == "names":     # a backtick and a colon in feature names; p and q:r interact
+        df = pd.DataFrame({"p": rng.normal(size=n), "q:r": rng.normal(size=n), "q": rng.normal(size=n),
+                           "a`b": rng.normal(size=n)})
+        df["y"] = 3 * df["p"] * df["q:r"] + 0.1 * df["q"] + df["a`b"]
+        model = _ProductModel()
     else:                     # a constant target: R² undefined, model error 0
         df = pd.DataFrame({"a": rng.normal(size=n), "b": rng.normal(size=n), "y": np.full(n, 3.0)})
         model = LinearRegression().fit(df[["a", "b"]], df["y"])
@@ -516,6 +528,22 @@ def test_report_on_awkward_data(tmp_path, monkeypatch):
     assert "R² on these data</th><td>undefined (constant target)" in page
     assert "minus the original error (0)" in page
     assert "No comparison: R is not installed (test). Install R" in page   # what is missing, then how to get it
+
+
+def test_report_names_with_backticks_and_colons(tmp_path, monkeypatch):
+    """A backtick in a feature name ended the name's code span early (the page showed `a` then
+    b` as text); the two-way partner was found by splitting iml's "a:b" label at every colon
+    (for a feature q:r it took q, a feature that hardly interacts)."""
+    _no_r(monkeypatch)
+    s = Settings.small()
+    s.top_features = 4
+    res = build_report([_awkward_case("names")], out_dir=tmp_path, settings=s, seed=1)
+    assert not res.failures, res.failures
+    page = res.path.read_text(encoding="utf-8")
+    assert "<h3><code>a`b</code></h3>" in page and "ALE of <code>a`b</code>:" in page
+    assert "\x01" not in page
+    pair = re.search(r"strongest pair <code>(.*?)</code> × <code>(.*?)</code>", page)
+    assert pair is not None and set(pair.groups()) == {"p", "q:r"}, pair and pair.groups()
 
 
 def test_cli_version_prints_the_pyiml_version(capsys):

@@ -22,7 +22,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 import pandas as pd
 
-from .html import Image, KeyValues, Note, Pre, Report, Section, Table, Text, figure_png, format_number, render
+from .html import Image, KeyValues, Note, Pre, Report, Section, Table, Text, code, figure_png, format_number, render
 from .html import slug as _slug
 
 __all__ = [
@@ -406,7 +406,7 @@ def loss_problem(loss: str, predictor, target: pd.Series, n_check: int = 50) -> 
     if off.size == 0:
         return None
     return (f"{loss!r} is a classification loss (it compares predictions with the target for equality), but the "
-            f"{model} model predicts numbers that are not values of the target `{target.name}` (e.g. {off[0]:.6g}), "
+            f"{model} model predicts numbers that are not values of the target {code(target.name)} (e.g. {off[0]:.6g}), "
             "so every row would count as an error: use a regression loss such as mae, mse or rmse")
 
 
@@ -541,9 +541,9 @@ class _CaseExplainer:
         info: Dict[str, object] = {
             "model": _model_name(case.model),
             "task": p.task,
-            "target": f"`{case.target}`",
+            "target": code(case.target),
             "rows × features": f"{p.data.n_rows} × {p.data.n_features}",
-            "outputs explained": ", ".join(f"`{c}`" for c in (p.output_names or [])),
+            "outputs explained": ", ".join(code(c) for c in (p.output_names or [])),
         }
         if pred is not None:
             y = data[case.target]
@@ -565,7 +565,7 @@ class _CaseExplainer:
         sec.add(Table(_feature_summary(p.data), caption="Features: iml's feature types and summaries.", max_rows=None))
         self.correlated = _correlated_pairs(p.data)
         if self.correlated:
-            pairs = ", ".join(f"`{a}`–`{b}` (r = {r:.2f})" for a, b, r in self.correlated)
+            pairs = ", ".join(f"{code(a)}–{code(b)} (r = {r:.2f})" for a, b, r in self.correlated)
             sec.add(Note(f"Correlated features: {pairs}. Permutation importance, PDP/ICE, the H statistic and "
                          "Shapley values combine their values freely and so evaluate the model where the data has "
                          "no rows (extrapolation); ALE does not. See docs/methods.md.", kind="warn"))
@@ -621,7 +621,7 @@ class _CaseExplainer:
                      "inside the data where features are correlated; PDP+ICE shows the average and every "
                      "row's curve, so heterogeneous effects that the average hides become visible."))
         for feat in self.top:
-            sub = Section(self._sid(f"effect-{_slug(feat)}"), f"`{feat}`")
+            sub = Section(self._sid(f"effect-{_slug(feat)}"), code(feat))
             for method, title in (("ale", "ALE"), ("pdp+ice", "PDP+ICE")):
                 kwargs = dict(feature=feat, method=method, grid_size=self.s.grid_size)
 
@@ -633,16 +633,16 @@ class _CaseExplainer:
                     continue
                 fig = self._step(f"FeatureEffect {method} {feat} plot", obj.plot, sub)
                 if fig is not None:
-                    sub.add(_image(fig, f"{title} of {feat}", f"{title} of `{feat}`.", self.s.dpi))
+                    sub.add(_image(fig, f"{title} of {feat}", f"{title} of {code(feat)}.", self.s.dpi))
                 res = obj.results
                 keys = [c for c in (".class", feat, ".type", ".id") if c in res.columns]
                 # PDP/ICE draw (RNG-dependent row order of multi-output ICE rows); ALE draws nothing
-                self._add_run(Run(f"effect-{method}-{feat}", f"FeatureEffect {method} `{feat}`", "FeatureEffect",
+                self._add_run(Run(f"effect-{method}-{feat}", f"FeatureEffect {method} {code(feat)}", "FeatureEffect",
                                   kwargs, {"results": res}, random=method != "ale", seeded=self.exact,
                                   rerun=lambda rs, mk=make: {"results": mk(rs).results},
                                   value_columns=[".value"], key_columns=keys))
                 if method == "ale":
-                    sub.add(Table(res, caption=f"ALE of `{feat}`: `FeatureEffect$results`", max_rows=12))
+                    sub.add(Table(res, caption=f"ALE of {code(feat)}: `FeatureEffect$results`", max_rows=12))
             sec.children.append(sub)
         return sec
 
@@ -656,7 +656,7 @@ class _CaseExplainer:
         constant = [f for f in self.features if X[f].nunique(dropna=True) < 2]
         if constant:
             kwargs["features"] = [f for f in self.features if f not in constant]
-            names = ", ".join(f"`{c}`" for c in constant)
+            names = ", ".join(code(c) for c in constant)
             sec.add(Note(f"Left out, constant in the data (no effect to show): {names}."))
             if not kwargs["features"]:
                 return sec
@@ -704,25 +704,25 @@ class _CaseExplainer:
                          "interactions are not shown."))
             return sec
         best = str(strength.idxmax())
-        two = Section(self._sid("interaction-2way"), f"Two-way interactions of `{best}`")
-        two.add(Text(f"`{best}` interacts most with the other features; its two-way H statistics with each other "
+        two = Section(self._sid("interaction-2way"), f"Two-way interactions of {code(best)}")
+        two.add(Text(f"{code(best)} interacts most with the other features; its two-way H statistics with each other "
                      "feature follow."))
         obj2 = self._step(f"Interaction with {best}", lambda: make(self.random_state(), feature=best), two)
         if obj2 is not None:
             res2 = obj2.results
             fig = self._step("Interaction two-way plot", obj2.plot, two)
             if fig is not None:
-                two.add(_image(fig, f"Two-way interactions of {best}", f"Two-way H statistics of `{best}`.",
+                two.add(_image(fig, f"Two-way interactions of {best}", f"Two-way H statistics of {code(best)}.",
                                self.s.dpi))
-            two.add(Table(res2, caption=f"`Interaction$new(predictor, feature = \"{best}\")$results`", max_rows=None))
-            self._add_run(Run("interaction-2way", f"Interaction with `{best}` (grid {G})", "Interaction",
+            two.add(Table(res2, caption=code(f'Interaction$new(predictor, feature = "{best}")$results'), max_rows=None))
+            self._add_run(Run("interaction-2way", f"Interaction with {code(best)} (grid {G})", "Interaction",
                               dict(kwargs, feature=best), {"results": res2}, random=True, seeded=self.exact,
                               rerun=lambda rs: {"results": make(rs, feature=best).results},
                               value_columns=[".interaction"], key_columns=keys))
             s2 = _finite_strength(res2)
             if not s2.empty:
-                pair_label = str(s2.idxmax())
-                other = [f for f in pair_label.split(":") if f != best]
+                pair_label = str(s2.idxmax())   # iml's "a:b" (feature names may hold colons themselves)
+                other = [f for f in self.features if f != best and pair_label in (f"{best}:{f}", f"{f}:{best}")]
                 partner = other[0] if other else None
                 types = self.predictor.data.feature_types
                 if hasattr(pyiml, "FeatureEffect") and partner in types and not (
@@ -734,12 +734,12 @@ class _CaseExplainer:
                         fig = self._step("2-D ALE plot", eff.plot, two)
                         if fig is not None:
                             two.add(_image(fig, f"2-D ALE of {best} and {partner}",
-                                           f"Second-order ALE of the strongest pair `{best}` × `{partner}`: the "
+                                           f"Second-order ALE of the strongest pair {code(best)} × {code(partner)}: the "
                                            "joint effect beyond the two main effects.", self.s.dpi))
                         r2d = eff.results
                         keys2 = [c for c in (".class", best, partner) if c in r2d.columns]
                         val = ".ale" if ".ale" in r2d.columns else ".value"
-                        self._add_run(Run("ale-2d", f"FeatureEffect ale `{best}` × `{partner}`", "FeatureEffect",
+                        self._add_run(Run("ale-2d", f"FeatureEffect ale {code(best)} × {code(partner)}", "FeatureEffect",
                                           kw, {"results": r2d}, value_columns=[val], key_columns=keys2))
         sec.children.append(two)
         return sec

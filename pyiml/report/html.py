@@ -22,7 +22,7 @@ import pandas as pd
 
 __all__ = [
     "Text", "Table", "Image", "Pre", "Note", "KeyValues", "Section", "Report",
-    "format_number", "figure_png", "render", "slug",
+    "format_number", "figure_png", "render", "slug", "code", "plain",
 ]
 
 
@@ -181,15 +181,31 @@ def figure_png(fig, dpi: int = 96) -> bytes:
     return buf.getvalue()
 
 
+#: Stands for a backtick inside a :func:`code` span (a character no text of the report holds).
+_TICK = "\x01"
+
+
+def code(value) -> str:
+    """``value`` as a code span of report text: between backticks, its own backticks kept (a
+    column may be named ``a`b``; a bare backtick would end the span)."""
+    return "`" + str(value).replace("`", _TICK) + "`"
+
+
+def plain(text) -> str:
+    """Report text as plain text (a terminal line, a table cell): code spans without their
+    backticks, the backticks of :func:`code` spans restored."""
+    return str(text).replace("`", "").replace(_TICK, "`")
+
+
 def _inline(text: str) -> str:
-    """Escape text; `backticks` become <code>."""
+    """Escape text; `backticks` become <code> (:func:`code` spans keep backticks of their own)."""
     parts = str(text).split("`")
     out = []
     for i, p in enumerate(parts):
-        esc = html.escape(p)
+        esc = html.escape(p).replace(_TICK, "`")
         out.append(f"<code>{esc}</code>" if i % 2 == 1 else esc)
     if len(parts) % 2 == 0:  # unbalanced backtick: show it literally
-        return html.escape(str(text))
+        return html.escape(str(text)).replace(_TICK, "`")
     return "".join(out)
 
 

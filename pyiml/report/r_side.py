@@ -19,7 +19,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 import pandas as pd
 
-from .html import KeyValues, Note, Section, Table, Text, slug
+from .html import KeyValues, Note, Section, Table, Text, plain, slug
 
 __all__ = ["MISSING_LINE", "SECTION_ID", "VALUE_COLUMNS", "r_problem", "missing_section", "n_steps", "compare_case",
            "CaseComparison", "comparison_section", "diff_outputs", "value_columns"]
@@ -280,8 +280,8 @@ def compare_case(case_result, seed: int, progress) -> CaseComparison:
     recomputed = []
     features = [str(f) for f in case_result.predictor.data.feature_names]
     for run in case_result.runs:
-        progress.step(f"{case.key}: iml {run.label}")
-        method = run.label.replace("`", "")   # the table's plain-text name of the run
+        method = plain(run.label)   # the table's plain-text name of the run
+        progress.step(f"{case.key}: iml {method}")
         py_out = run.outputs
         try:
             with warnings.catch_warnings(record=True) as caught:
@@ -295,7 +295,7 @@ def compare_case(case_result, seed: int, progress) -> CaseComparison:
                 secs = time.perf_counter() - t1
         except Exception as exc:  # shown in the report and returned to the CLI
             msg = f"iml {run.label} failed: {type(exc).__name__}: {exc}"
-            cmp.failures.append(f"{case.key}: {msg}")
+            cmp.failures.append(f"{case.key}: iml {method} failed: {type(exc).__name__}: {exc}")
             sec.add(Note(msg, kind="warn"))
             cmp.rows.append({"model": case.key, "method": method, "rows": np.nan,
                              "max abs diff": np.nan,
