@@ -250,9 +250,16 @@ def _predictable(parser: argparse.ArgumentParser, model, data, target: str):
     for candidate in (_categorical_text(data), data):
         try:
             model.predict(candidate.drop(columns=[target]).head(5))
-            return candidate
         except Exception as exc:  # try the data as read, then report the first problem
             first = first or exc
+            continue
+        try:   # every row (one call): a row the model cannot take would make every method fail
+            model.predict(candidate.drop(columns=[target]))
+        except Exception as exc:
+            parser.error(f"--model: the model predicts the first rows of --data but not all of them: "
+                         f"{type(exc).__name__}: {exc}; drop or fix the rows it cannot take (e.g. a category it "
+                         "was not fitted with)")
+        return candidate
     parser.error(f"--model: the model cannot predict the rows of --data: {type(first).__name__}: {first}")
 
 
