@@ -32,6 +32,19 @@ def extension_values(values, dtype, n: int):
         return pd.array(values)
 
 
+def _numbers_as_numbers(y: pd.DataFrame) -> pd.DataFrame:
+    """Target columns of dtype object that hold only numbers as numeric columns (R's numeric
+    vector; a prediction of such objects is numeric too), not as class labels."""
+    conv = [c for c in y.columns if y[c].dtype == object and len(y) and pd.api.types.infer_dtype(
+        y[c], skipna=False) in ("integer", "floating", "mixed-integer-float")]
+    if not conv:
+        return y
+    y = y.copy()
+    for c in conv:
+        y[c] = pd.to_numeric(y[c])
+    return y
+
+
 def feature_type(column: pd.Series, name: str = "column") -> str:
     """iml's feature type of a pandas column.
 
@@ -68,12 +81,15 @@ def feature_type(column: pd.Series, name: str = "column") -> str:
         if len(vals) and pd.api.types.infer_dtype(vals, skipna=True) == "string":
             return "categorical"
         other = next((v for v in vals if not isinstance(v, str)), None)  # the first value that is no str
+        numbers = len(vals) and pd.api.types.infer_dtype(vals, skipna=True) in (
+            "integer", "floating", "mixed-integer-float", "decimal")
+        fix = (f"pd.to_numeric(df[{name!r}]) if it holds numbers" if numbers
+               else f"df[{name!r}].astype('category')")
         raise TypeError(
             f"column {name!r} has dtype object with values that are not all strings "
             f"({f'e.g. {other!r} of type {type(other).__name__}' if other is not None else 'no values'}): "
             "pyiml supports numeric, "
-            "integer, bool, string and categorical features; convert it, e.g. "
-            f"df[{name!r}] = df[{name!r}].astype('category')"
+            f"integer, bool, string and categorical features; convert it, e.g. df[{name!r}] = {fix}"
         )
     if pd.api.types.is_datetime64_any_dtype(dt):
         how = f"e.g. to a number of days with (df[{name!r}] - df[{name!r}].min()).dt.days, or to a category"
@@ -193,9 +209,13 @@ class Data:
             elif isinstance(y, (pd.Series, pd.Index)) and isinstance(y.dtype, pd.api.extensions.ExtensionDtype):
                 # nullable Float64 / Int64 / boolean / string keep their dtype, as a column of data does
                 y_frame = pd.DataFrame({".y": y.array.copy()})
+            elif isinstance(y, pd.api.extensions.ExtensionArray):   # the same as a bare array (pd.array)
+                y_frame = pd.DataFrame({".y": y.copy()})
             else:
                 y_frame = pd.DataFrame({".y": yv})
             y_names = [".y"]
+        if y_frame is not None:
+            y_frame = _numbers_as_numbers(y_frame)
         features = [c for c in X.columns if c not in y_names]
         Xf = X.loc[:, features].reset_index(drop=True)
         allna = [c for c in features if Xf[c].isna().all()]

@@ -384,6 +384,9 @@ class Predictor:
     predict_function : callable, optional
         ``f(newdata)`` when ``model`` is None, else ``f(model, newdata)``; returns a vector, a
         2-d array or a DataFrame. ``predict_fun`` is accepted as an alias (R's partial match).
+        It must not change ``newdata`` in place (``newdata.loc[:, c] = …``, ``inplace=True``):
+        ``newdata`` may share memory with the Predictor's data (unlike R, which copies); assign
+        columns (``newdata = newdata.assign(…)``) or work on ``newdata.copy()`` instead.
     y : str or array-like, optional
         The target: a column of ``data`` or the target values. Needed by FeatureImp. When
         None and the model is an :class:`r_bridge.RModel` whose formula names a column of

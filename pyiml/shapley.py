@@ -167,11 +167,27 @@ def check_x_interest(data, x_interest, argument: str = "x_interest", allow_missi
             if isinstance(src_dt, pd.api.extensions.ExtensionDtype):  # Int64, Float64: pd.NA if missing
                 out[c] = extension_values(np.where(miss, None, num).astype(object), src_dt, len(num))
             elif kind == "integer":
-                out[c] = num if miss.any() else num.astype(
-                    src_dt if pd.api.types.is_integer_dtype(src_dt) else np.int64)
+                out[c] = num if miss.any() else _in_range(num, src_dt if pd.api.types.is_integer_dtype(src_dt)
+                                                          else np.int64)
             else:
-                out[c] = num.astype(src_dt)
+                out[c] = _in_range(num, src_dt)
     return pd.DataFrame(out)  # in feature order (columns= would make pandas 1.5 convert each column to objects)
+
+
+def _in_range(num: np.ndarray, dtype) -> np.ndarray:
+    """Float values ``num`` in the data's numpy ``dtype``, or, where that dtype cannot hold them
+    (-1 or 300 for uint8, 1e39 for float32), in int64 / float64: a cast would wrap them around
+    or overflow them to inf, silently explaining another point."""
+    dtype = np.dtype(dtype)
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        if num.size and (num.min() < info.min or num.max() > info.max):
+            i64 = np.iinfo(np.int64)
+            return num.astype(np.int64) if num.min() >= i64.min and num.max() <= i64.max else num
+        return num.astype(dtype)
+    with np.errstate(over="ignore"):
+        out = num.astype(dtype)
+    return num if np.any(np.isinf(out) & np.isfinite(num)) else out
 
 
 def _encode_rows(data, x: pd.DataFrame) -> dict:
@@ -345,7 +361,9 @@ class Shapley(InterpretationMethod):
             zs = [enc[c][zr] for c in names]
 
         def make(s: int, e: int):
-            dst = np.empty((p, e - s)) if fast else [np.empty(e - s, dtype=enc[c].dtype) for c in names]
+            # (a point's value may need a wider dtype than the data's: -1 for a uint8 feature)
+            dst = np.empty((p, e - s)) if fast else [np.empty(e - s, dtype=np.result_type(enc[c], xenc[c]))
+                                                     for c in names]
             pos, prev = s, None
             while pos < min(e, n_chain):  # chain row t of samples a..b-1: x on features ranked before t
                 t, a = divmod(pos, S)

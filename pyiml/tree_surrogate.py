@@ -127,7 +127,7 @@ class _Cart:
         for c, kind, lv in self._spec:
             s = X[c]
             if kind == "numeric":
-                cols.append(np.asarray(s, dtype=float))
+                cols.append(pd.to_numeric(s).to_numpy(dtype=float, na_value=np.nan))   # pd.NA of Float64/Int64 too
             elif kind == "ordered":
                 cols.append(np.asarray(pd.Categorical(s.astype(object), categories=lv).codes, dtype=float))
             else:
@@ -169,7 +169,26 @@ class _Cart:
     def apply(self, X: Optional[pd.DataFrame] = None) -> np.ndarray:
         if X is None:
             return self.fitted_nodes.copy()
-        return self.estimator.apply(self._encode(X)) + 1
+        return self._walk(self._encode(X)) + 1
+
+    def _walk(self, Z: np.ndarray) -> np.ndarray:
+        """0-based leaf of each row of the encoded ``Z``: ``x <= threshold`` on float32 values, as
+        ``DecisionTreeRegressor.apply``; a missing value goes to the child with more training rows
+        (the right one on a tie), as scikit-learn >= 1.3 routes it for a tree fitted without
+        missing values (older versions refuse NaN)."""
+        t = self.estimator.tree_
+        left, right = t.children_left, t.children_right
+        Z = Z.astype(np.float32)
+        node = np.zeros(len(Z), dtype=np.intp)
+        todo = np.flatnonzero(left[node] != -1)
+        while todo.size:
+            nd = node[todo]
+            v = Z[todo, t.feature[nd]]
+            bigger_left = t.n_node_samples[left[nd]] > t.n_node_samples[right[nd]]
+            go_left = np.where(np.isnan(v), bigger_left, v <= t.threshold[nd])
+            node[todo] = np.where(go_left, left[nd], right[nd])
+            todo = todo[left[node[todo]] != -1]
+        return node
 
     def predict(self, X: Optional[pd.DataFrame] = None) -> np.ndarray:
         ids = self.apply(X) - 1

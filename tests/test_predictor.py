@@ -5,7 +5,7 @@ import pytest
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.linear_model import LinearRegression, LogisticRegression
 
-from pyiml import Data, FeatureEffect, FeatureImp, Predictor
+from pyiml import Data, FeatureEffect, FeatureImp, Predictor, RRandom
 
 
 @pytest.fixture
@@ -45,8 +45,11 @@ def test_datetime_rejected(df):
 
 def test_mixed_object_rejected(df):
     bad = df.assign(m=[1, "a"] * 25)
-    with pytest.raises(TypeError, match=r"'m'.*not all strings \(e.g. 1 of type int\)"):
+    with pytest.raises(TypeError, match=r"'m'.*not all strings \(e.g. 1 of type int\).*astype\('category'\)"):
         Data(bad)
+    # numbers held as objects: the fix is pd.to_numeric (a category would make a numeric feature categorical)
+    with pytest.raises(TypeError, match=r"'m'.*e.g. 1.5 of type float.*df\['m'\] = pd.to_numeric\(df\['m'\]\)"):
+        Data(df.assign(m=pd.Series([1.5, 2] * 25, dtype=object)))
 
 
 def test_unknown_y_column(df):
@@ -356,6 +359,30 @@ def test_type_prob_needs_predict_proba(df):
     labels = Predictor(m, data=X).predict(X)            # type=None: the one-hot labels, as type="class"
     pd.testing.assert_frame_equal(labels, Predictor(m, data=X, type="class").predict(X))
     assert list(labels.columns) == ["neg", "pos"] and set(np.unique(labels.to_numpy())) <= {0.0, 1.0}
+
+
+def test_target_as_a_bare_nullable_array_or_objects_holding_numbers_is_numeric():
+    """y as pd.array(..., "Float64") (what df["y"].values gives for a nullable column) or as an
+    object array of numbers was stored as objects, read as class labels: mae raised 'y holds
+    labels'. Labels held as objects (strings, bools) stay labels."""
+    from pyiml import FeatureImp
+
+    X = pd.DataFrame({"a": [1.0, 2, 3, 4, 5, 6], "b": [0.0, 1, 0, 1, 0, 2]})
+    yv = np.array([2.5, 5, 6, 9.5, 10, 14])
+
+    def f(d):
+        return (2 * d["a"] + d["b"]).to_numpy()
+
+    ref = FeatureImp(Predictor(f, data=X, y=yv), "mae", n_repetitions=2, random_state=RRandom(1)).results
+    for y, dtype in ((pd.array(yv, dtype="Float64"), "Float64"), (pd.Series(yv, dtype="Float64").values, "Float64"),
+                     (yv.astype(object), "float64"), (list(yv.astype(object)), "float64")):
+        p = Predictor(f, data=X, y=y)
+        assert str(p.data.y[".y"].dtype) == dtype
+        pd.testing.assert_frame_equal(FeatureImp(p, "mae", n_repetitions=2, random_state=RRandom(1)).results, ref)
+    ints = Predictor(f, data=X.assign(t=np.array([1, 2, 3, 4, 5, 6], dtype=object)), y="t")
+    assert ints.data.y["t"].dtype == np.int64
+    for labels in (np.array(["u", "v"] * 3, dtype=object), np.array([True, False] * 3, dtype=object)):
+        assert Predictor(f, data=X, y=labels).data.y[".y"].dtype == object
 
 
 def test_bare_nullable_array_predictions_are_numbers():

@@ -234,3 +234,32 @@ def test_mixed_dtypes_same_results_for_any_batch_size():
     # per sample the contributions telescope to f(x) - f(z), z a data row
     fz = ref.y_hat_interest.to_numpy()[:, :1] - ref.contributions.sum(axis=2)[..., 0]  # (points, samples)
     assert np.abs(fz.ravel()[:, None] - f(X)[None, :]).min(axis=1).max() < 1e-12
+
+
+@pytest.mark.filterwarnings("ignore:Had to choose a smaller k")
+def test_points_outside_a_small_dtype_are_explained_as_given():
+    """A point's value that the data's numpy dtype cannot hold (-1, 300 for uint8; 1e39 for
+    float32) was cast with wrap-around / overflow: b=-1 explained as b=255, a=1e39 as inf."""
+    from pyiml import LocalModel, TreeSurrogate
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.normal(size=40).round(2), "b": rng.integers(0, 100, 40)})
+
+    def f(nd):
+        return nd["a"].to_numpy(float) * 1e-38 + 0.01 * nd["b"].to_numpy(float)
+
+    x = pd.DataFrame({"a": [1e39], "b": [-1]})
+    wide = Predictor(f, data=X)
+    for small in (X.astype({"b": "uint8", "a": "float32"}), X.astype({"b": "int8", "a": "float32"})):
+        p = Predictor(f, data=small)
+        for pts in (x, x.assign(b=[300])):
+            ref = Shapley(wide, pts, sample_size=20, random_state=RRandom(3))
+            got = Shapley(p, pts, sample_size=20, random_state=RRandom(3))
+            assert got.x_interest["b"].iloc[0] == pts["b"].iloc[0] and got.x_interest["a"].iloc[0] == 1e39
+            assert got.y_hat_interest == ref.y_hat_interest == pytest.approx(10 + 0.01 * pts["b"].iloc[0])
+            np.testing.assert_allclose(got.results["phi"], ref.results["phi"], rtol=1e-6)
+            assert got.results["feature.value"].tolist() == ref.results["feature.value"].tolist()
+            lm = LocalModel(p, pts, k=2)
+            assert lm.predict().iloc[0, 0] == pytest.approx(LocalModel(wide, pts, k=2).predict().iloc[0, 0])
+        ts = TreeSurrogate(p, maxdepth=2)
+        assert ts.predict(x).equals(TreeSurrogate(wide, maxdepth=2).predict(x))

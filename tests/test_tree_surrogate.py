@@ -365,7 +365,9 @@ def test_tied_splits_go_where_partykit_puts_them(r, ordered):
 
 @pytest.mark.parametrize("col", [pd.array([True, None, False, True] * 5, dtype="boolean"),
                                  pd.array(["u", None, "v", "u"] * 5, dtype="string"),
-                                 np.array([1.0, np.nan, 2.0, 3.0] * 5)])
+                                 np.array([1.0, np.nan, 2.0, 3.0] * 5),
+                                 pd.array([1.0, None, 2.0, 3.0] * 5, dtype="Float64"),   # was pandas' "cannot
+                                 pd.array([1, None, 2, 3] * 5, dtype="Int64")])          # convert" error
 def test_missing_feature_values_are_a_clear_error(col):
     X = pd.DataFrame({"a": np.arange(20.0), "b": col})
     p = Predictor(predict_function=lambda d: d["a"].to_numpy(), data=X)
@@ -379,3 +381,46 @@ def test_feature_named_like_a_result_column_is_refused(name):
     p = Predictor(predict_function=lambda d: d["b"].to_numpy(), data=X)
     with pytest.raises(ValueError, match=rf"feature '\{name}' has the name of a column of TreeSurrogate's results"):
         TreeSurrogate(p)
+
+
+@pytest.mark.parametrize("engine", ["ctree", "cart"])
+def test_predict_takes_missing_values_of_nullable_columns_as_nan(engine):
+    """pd.NA in Float64 / Int64 newdata (or data in those dtypes) raised pandas' "cannot convert
+    to 'float64'-dtype NumPy array with missing values"; the tree routes it as NaN."""
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.normal(size=50).round(2), "b": rng.integers(0, 9, 50)})
+
+    def f(d):
+        return 3 * d["a"].to_numpy(float, na_value=np.nan) + d["b"].to_numpy(float, na_value=np.nan)
+
+    new = pd.DataFrame({"a": [np.nan, 0.5, -1.0], "b": [1.0, np.nan, 4.0]})
+    ref = TreeSurrogate(Predictor(f, data=X), maxdepth=2, engine=engine).predict(new)
+    assert ref.notna().all().all()
+    nullable = new.astype({"a": "Float64", "b": "Int64"})
+    for data in (X, X.astype({"a": "Float64", "b": "Int64"})):
+        ts = TreeSurrogate(Predictor(f, data=data), maxdepth=2, engine=engine)
+        for nd in (new, nullable):
+            pd.testing.assert_frame_equal(ts.predict(nd), ref)
+
+
+def test_cart_routes_rows_as_scikit_learn_does(mixed):
+    """The cart engine walks its tree itself (so that missing values are routed on every
+    scikit-learn version): the leaves equal DecisionTreeRegressor.apply, on scikit-learn >= 1.3
+    also for missing values (the child with more training rows, the right one on a tie)."""
+    import sklearn
+
+    ts = TreeSurrogate(Predictor(predict_function=mixed_f, data=mixed), maxdepth=6, engine="cart")
+    cart = ts._fit
+    Z = cart._encode(mixed)
+    np.testing.assert_array_equal(cart._walk(Z), cart.estimator.apply(Z))
+    rng = np.random.default_rng(3)
+    Zn = np.where(rng.uniform(size=Z.shape) < 0.3, np.nan, Z)
+    if tuple(int(v) for v in sklearn.__version__.split(".")[:2]) >= (1, 3):
+        np.testing.assert_array_equal(cart._walk(Zn), cart.estimator.apply(Zn))
+    t = cart.estimator.tree_
+    leaves = cart._walk(np.full((1, Z.shape[1]), np.nan))   # missing everywhere: the larger child each time
+    node = 0
+    while t.children_left[node] != -1:
+        l, r = t.children_left[node], t.children_right[node]
+        node = l if t.n_node_samples[l] > t.n_node_samples[r] else r
+    assert leaves[0] == node

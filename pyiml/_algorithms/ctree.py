@@ -430,9 +430,9 @@ def _prepare_columns(X: pd.DataFrame) -> List[_Column]:
         elif pd.api.types.is_integer_dtype(dt):
             if s.isna().any():
                 raise ValueError(f"column {name!r} has missing values (partykit routes them at random)")
-            cols.append(_Column(str(name), "integer", values=np.asarray(s, dtype=np.float64)))
+            cols.append(_Column(str(name), "integer", values=s.to_numpy(dtype=np.float64)))
         elif pd.api.types.is_float_dtype(dt):
-            v = np.asarray(s, dtype=np.float64)
+            v = s.to_numpy(dtype=np.float64, na_value=np.nan)   # nullable Float64: pd.NA is missing too
             if not np.isfinite(v).all():
                 raise ValueError(f"column {name!r} has missing or infinite values (partykit routes them at random)")
             cols.append(_Column(str(name), "numeric", values=v))
@@ -445,7 +445,7 @@ def _prepare_columns(X: pd.DataFrame) -> List[_Column]:
 def _encode_new(c: _Column, s: pd.Series) -> np.ndarray:
     """New-data values of column ``c``: floats for numeric/integer, 0-based codes (-1 unknown)."""
     if c.kind in ("numeric", "integer"):
-        return np.asarray(pd.to_numeric(s), dtype=np.float64)
+        return pd.to_numeric(s).to_numpy(dtype=np.float64, na_value=np.nan)   # pd.NA of Float64/Int64 too
     values = s.astype(object)
     missing = pd.isna(values).to_numpy()
     codes = np.asarray(pd.Categorical(values.astype(str), categories=list(c.levels)).codes, dtype=np.int64)
