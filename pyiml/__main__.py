@@ -62,7 +62,8 @@ def _add_common(p: argparse.ArgumentParser, default_out: str) -> None:
     p.add_argument("--quick", action="store_true",
                    help="small method settings (seconds instead of a minute; at most 120 rows unless --max-rows)")
     p.add_argument("--grid-size", type=_int_at_least(2), metavar="N",
-                   help="FeatureEffect grid size (default 20; 6 with --quick)")
+                   help="FeatureEffect grid size (default 20; 6 with --quick); Interaction's grid is 20 (4 with "
+                        "--quick) either way")
     p.add_argument("--n-repetitions", type=_pos_int, metavar="N",
                    help="FeatureImp repetitions (default 5; 2 with --quick)")
     p.add_argument("--sample-size", type=_pos_int, metavar="N",

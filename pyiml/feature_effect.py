@@ -278,7 +278,8 @@ class FeatureEffect(_LazyResults, InterpretationMethod):
         fractional size is rounded up, as R's ``seq(length.out = )`` does (ALE: ``grid_size + 1``
         quantiles, so 5.5 gives 7).
     grid_points : sequence, or pair of sequences for two features, optional
-        The grid to use instead (PDP/ICE: in the given order, duplicates removed — for two
+        The grid to use instead (PDP/ICE: in the given order, duplicates removed, sorted when
+        ``center_at`` adds its anchor to the grid — for two
         features each pair once, its repeats' predictions pooled as iml pools them; ALE: sorted,
         duplicates removed).
         For ALE only numerical features take grid points: give None for the categorical one, or,
@@ -831,8 +832,9 @@ class FeatureEffects(_LazyResults, InterpretationMethod):
     effects : dict
         Feature → :class:`FeatureEffect`.
     results : dict
-        Feature → results DataFrame with the feature column renamed ``.borders`` (in place) and
-        a ``.feature`` column appended, as iml's named list.
+        Feature → results DataFrame with the feature column renamed ``.borders`` and a
+        ``.feature`` column appended, as iml's named list (each effect's own ``results`` keep
+        the feature's name).
     features : list of str
     method, grid_size, center_at
 

@@ -92,7 +92,8 @@ class FeatureImp(InterpretationMethod):
         set of ``n_repetitions`` permutations and the losses use numpy's float64 sums (faster;
         see docs/differences.md).
     n_jobs : int, default 1
-        Threads over feature groups (-1: all cores), kept only where they are measured to pay
+        Threads over feature groups (-1: all cores), used only when the predictor's
+        ``batch_size`` is at least 10 000 rows and kept only where they are measured to pay
         (see docs/differences.md). Results do not depend on it.
     progress : bool, default False
         Show a tqdm progress bar.
@@ -187,8 +188,9 @@ class FeatureImp(InterpretationMethod):
         try:
             value = self._eval_loss(actual, predicted)
         except Exception as err:
-            err.add_note(f"(raised by the loss function {self.loss_name!r} that FeatureImp called as "
-                         "loss(actual, predicted))")
+            if hasattr(err, "add_note"):   # Python >= 3.11
+                err.add_note(f"(raised by the loss function {self.loss_name!r} that FeatureImp called as "
+                             "loss(actual, predicted))")
             raise
         if isinstance(value, (bool, np.bool_)) or not (
                 isinstance(value, (numbers.Real, np.number)) or (isinstance(value, np.ndarray) and value.size == 1

@@ -100,7 +100,8 @@ class Interaction(InterpretationMethod):
         numpy source one grid is drawn and shared by all features, which lets pyiml reuse
         partial dependences across features, and no permutations are drawn.
     n_jobs : int, default 1
-        Threads over features, kept only where they are measured to pay (see
+        Threads over features, used only when the predictor's ``batch_size`` is at
+        least 10 000 rows and kept only where they are measured to pay (see
         docs/differences.md); results do not depend on it.
     progress : bool, default False
         Show a tqdm progress bar.
@@ -128,6 +129,7 @@ class Interaction(InterpretationMethod):
     Examples
     --------
     >>> import itertools
+    >>> import pandas as pd
     >>> X = pd.DataFrame(list(itertools.product([-1.0, 1.0], [-1.0, 1.0])), columns=["a", "b"])
     >>> p = Predictor(predict_function=lambda d: (d["a"] * d["b"]).to_numpy(), data=X)
     >>> Interaction(p, grid_size=4, random_state=1).results[".interaction"].round(12).tolist()

@@ -413,9 +413,13 @@ class Predictor:
         mlr/caret models; pyiml infers it from scikit-learn estimators).
     output_names : list of str or None
         Column names of the (selected) predictions, known after the first prediction.
+    is_multiclass : bool
+        True when the prediction has more than one column (R: ``multiClass``; predicts one row
+        of the data if nothing was predicted yet).
 
     Examples
     --------
+    >>> import numpy as np, pandas as pd
     >>> from sklearn.linear_model import LinearRegression
     >>> X = pd.DataFrame({"a": [1., 2, 3, 4], "b": [0., 1, 0, 2]}); yv = np.array([1., 2, 2, 4])
     >>> p = Predictor(LinearRegression().fit(X, yv), data=X, y=yv)
@@ -550,7 +554,8 @@ class Predictor:
                     f"newdata is missing the feature column(s) {missing} and the {where} failed on it "
                     f"({err.__class__.__name__}: {err}): pass every feature column of data"
                 ) from err
-            err.add_note(f"(raised by the {where} that pyiml's Predictor called on {n} rows of newdata)")
+            if hasattr(err, "add_note"):   # Python >= 3.11
+                err.add_note(f"(raised by the {where} that pyiml's Predictor called on {n} rows of newdata)")
             raise
         values, names = _to_values(raw, self._vector_name, self._matrix_prefix, where,
                                    lambda labels: self._classes_of(labels, where))

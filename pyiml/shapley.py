@@ -231,7 +231,8 @@ class Shapley(InterpretationMethod):
         equal iml's after ``set.seed``; several rows equal successive ``explain()`` calls in R.
         The source is kept: later :meth:`explain` calls continue it, as R's session does.
     n_jobs : int, default 1
-        Threads over rows of ``x_interest``, kept only where they are measured to pay (see
+        Threads over rows of ``x_interest``, used only when the predictor's ``batch_size`` is at
+        least 10 000 rows and kept only where they are measured to pay (see
         docs/differences.md); results do not depend on it.
     progress : bool, default False
         Show a tqdm progress bar.

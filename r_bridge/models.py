@@ -204,7 +204,8 @@ class RModel:
         keeps them; anything else → ``data.frame(x)``.
     type : str, optional
         Forwarded as ``predict(model, newdata, type = type)`` (e.g. ``"prob"``,
-        ``"response"``, ``"class"``); ignored when ``predict_function`` is given. None calls
+        ``"response"``, ``"class"``); not allowed with ``predict_function`` (``ValueError``;
+        iml ignores ``type`` there). None calls
         ``predict(model, newdata)``, as iml's ``Predictor`` does without ``type``: for a
         ``glm`` that is the link scale (log-odds of a binomial glm), so give
         ``type="response"`` for probabilities.
@@ -259,7 +260,7 @@ class RModel:
     --------
     >>> rf = RModel("randomForest::randomForest(Species ~ ., data = iris, ntree = 50)",
     ...             packages=["randomForest"], type="prob", seed=1)  # doctest: +SKIP
-    >>> rf._pyiml_predict(iris.drop(columns="Species")).columns.tolist()  # doctest: +SKIP
+    >>> Predictor(rf, data=iris).predict(iris).columns.tolist()  # doctest: +SKIP
     ['setosa', 'versicolor', 'virginica']
     """
 
@@ -276,6 +277,10 @@ class RModel:
             raise TypeError(f"packages must be R package names (str), got {packages!r}")
         if type is not None and not isinstance(type, str):
             raise TypeError(f"type must be None or a string such as 'prob' or 'response', got {type!r}")
+        if type is not None and predict_function is not None:
+            raise ValueError(f"type={type!r} is not used with a predict_function (it calls the model itself): "
+                             f"pass type {type!r} to predict inside predict_function, or leave predict_function "
+                             "out")
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
             raise TypeError(f"seed must be an int (R: set.seed(seed)) or None, got {seed!r}")
         if not isinstance(model, str) and not _is_sexp(model):
@@ -428,7 +433,8 @@ def as_r_predict_function(model, type: Optional[str] = None, data: Optional[pd.D
         ``function(model = NULL, newdata)``; ``newdata`` is converted with
         :func:`r_bridge.r2py` (factors → Categoricals), then to ``data``'s column types when
         ``data`` is given. A Python exception inside the model
-        becomes an R error whose message is ``"<ExceptionType>: <message>"`` (and so an
+        becomes an R error whose message is ``"<ExceptionType>: <message> (Python, <file>:<line>
+        in <function>)"`` (and so an
         :class:`r_bridge.RError` when the R call came from Python).
 
     Notes

@@ -377,6 +377,9 @@ def test_rmodel_errors_and_warnings(r):
         RModel(3.5)
     with pytest.raises(RError, match="predict_function must be R code of a function"):
         RModel("1", predict_function="42")
+    with pytest.raises(ValueError, match="type='class' is not used with a predict_function"):   # was ignored
+        RModel("lm(dist ~ speed, cars)", predict_function="function(model, newdata) predict(model, newdata)",
+               type="class")
     with pytest.warns(RWarning, match="careful"):
         RModel("{warning('careful'); lm(dist ~ speed, cars)}")
 
