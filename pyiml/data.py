@@ -36,7 +36,7 @@ def _numbers_as_numbers(y: pd.DataFrame) -> pd.DataFrame:
     """Target columns of dtype object that hold only numbers as numeric columns (R's numeric
     vector; a prediction of such objects is numeric too), not as class labels."""
     conv = [c for c in y.columns if y[c].dtype == object and len(y) and pd.api.types.infer_dtype(
-        y[c], skipna=False) in ("integer", "floating", "mixed-integer-float")]
+        y[c], skipna=False) in ("integer", "floating", "mixed-integer-float", "decimal")]
     if not conv:
         return y
     y = y.copy()

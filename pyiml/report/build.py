@@ -406,8 +406,9 @@ def loss_problem(loss: str, predictor, target: pd.Series, n_check: int = 50) -> 
     if off.size == 0:
         return None
     return (f"{loss!r} is a classification loss (it compares predictions with the target for equality), but the "
-            f"{model} model predicts numbers that are not values of the target {code(target.name)} (e.g. {off[0]:.6g}), "
-            "so every row would count as an error: use a regression loss such as mae, mse or rmse")
+            f"{model} model predicts numbers that are not values of the target {code(target.name)} "
+            f"(e.g. {off[0]:.6g}), so every row would count as an error: use a regression loss such as mae, mse "
+            "or rmse")
 
 
 def _count(n: int, noun: str) -> str:
@@ -734,13 +735,15 @@ class _CaseExplainer:
                         fig = self._step("2-D ALE plot", eff.plot, two)
                         if fig is not None:
                             two.add(_image(fig, f"2-D ALE of {best} and {partner}",
-                                           f"Second-order ALE of the strongest pair {code(best)} × {code(partner)}: the "
-                                           "joint effect beyond the two main effects.", self.s.dpi))
+                                           f"Second-order ALE of the strongest pair {code(best)} × "
+                                           f"{code(partner)}: the joint effect beyond the two main effects.",
+                                           self.s.dpi))
                         r2d = eff.results
                         keys2 = [c for c in (".class", best, partner) if c in r2d.columns]
                         val = ".ale" if ".ale" in r2d.columns else ".value"
-                        self._add_run(Run("ale-2d", f"FeatureEffect ale {code(best)} × {code(partner)}", "FeatureEffect",
-                                          kw, {"results": r2d}, value_columns=[val], key_columns=keys2))
+                        self._add_run(Run("ale-2d", f"FeatureEffect ale {code(best)} × {code(partner)}",
+                                          "FeatureEffect", kw, {"results": r2d}, value_columns=[val],
+                                          key_columns=keys2))
         sec.children.append(two)
         return sec
 
