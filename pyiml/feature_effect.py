@@ -817,7 +817,8 @@ class FeatureEffects(_LazyResults, InterpretationMethod):
     random_state : None, int, numpy.random.Generator or RRandom
         With :class:`pyiml.RRandom` the session generator advances as iml's two seeded
         ``future_lapply`` calls advance it (each feature draws from its own stream), so later
-        random calls continue R's sequence.
+        random calls continue R's sequence. Later calls on an effect (``center``,
+        ``set_feature``) draw from this source, as iml's draw from R's session generator.
     n_jobs : int, default 1
         Threads over groups of features (-1: all cores), each predicting its features' designs
         in its own stream of batches. Threads are used only when the predictor's
@@ -905,6 +906,8 @@ class FeatureEffects(_LazyResults, InterpretationMethod):
         self.effects = effects
         if rs is not None:
             rs.element_streams(len(effects))      # iml's second seeded future_lapply (results)
+            for fe in effects.values():           # later calls on an effect (center, set_feature) run
+                fe._random = rs                   # in R's session: they draw from its generator
         # iml makes results in the constructor: they are this run's effects even if an effect is
         # changed (center, set_feature, ...) before results are first read
         sources = {f: fe._results_source() for f, fe in effects.items()}

@@ -197,3 +197,39 @@ def test_featureimp_label_loss_on_one_probability_column_equals_iml(r, loss):
     assert fi.original_error == float(np.ravel(ro.field("original.error"))[0]) == {"ce": 0.1, "f1": 1.0}[loss]
     diff, _, problems = compare_frames(fi.results, ro.results)
     assert diff == 0 and not problems
+
+
+@pytest.mark.parametrize("call", ["set_feature", "center"])
+def test_calls_on_a_feature_effects_effect_draw_from_the_session_generator(r, call):
+    """A FeatureEffects effect's later center()/set_feature() drew from the effect's own
+    L'Ecuyer stream; iml's draws from R's session generator, so every later seeded call
+    (here FeatureImp) differed from R's, by up to 1.5 on importances of 3-14."""
+    from pyiml import FeatureEffects
+    from r_bridge import iml as riml
+
+    rng = np.random.default_rng(1)
+    n = 40
+    d = pd.DataFrame({"a": np.round(rng.normal(size=n), 3), "k": rng.integers(0, 7, size=n),
+                      "g": pd.Categorical(rng.choice(["u", "v", "w"], size=n), categories=["u", "v", "w"]),
+                      "t": rng.choice([0.0, 0.5, 1.25, 2.0], size=n)})
+
+    def model(nd):
+        g = np.asarray(nd["g"].astype(str))
+        a, k, t = (nd[c].to_numpy(dtype=float) for c in ("a", "k", "t"))
+        return 1.3 * a - 0.4 * k + a * k + 2.0 * (g == "v") - 0.7 * (g == "w") + 0.9 * t * t
+
+    d["y"] = model(d) + rng.normal(scale=0.5, size=n)
+    args = dict(features=["a", "g", "t"], method="pdp+ice", grid_size=4)
+    rs = RRandom(9)
+    p = Predictor(data=d, y="y", predict_function=model)
+    eff = FeatureEffects(p, random_state=rs, **args).effects["t" if call == "set_feature" else "a"]
+    eff.set_feature("k") if call == "set_feature" else eff.center(0.1)
+    fi = FeatureImp(p, loss="mae", n_repetitions=2, random_state=rs).results
+
+    rp = riml.r_predictor(data=d, y="y", predict_function=model)
+    reff = riml.iml("FeatureEffects", rp, seed=9, **args).field("effects")["t" if call == "set_feature" else "a"]
+    reff.call("set.feature", feature="k") if call == "set_feature" else reff.call("center", center_at=0.1)
+    rfi = riml.iml("FeatureImp", rp, loss="mae", n_repetitions=2).results
+    np.testing.assert_array_equal(eff.results[".value"].to_numpy(float), reff.results[".value"].to_numpy(float))
+    assert fi["feature"].tolist() == rfi["feature"].tolist()
+    np.testing.assert_array_equal(fi["importance"].to_numpy(float), rfi["importance"].to_numpy(float))
