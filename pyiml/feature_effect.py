@@ -282,9 +282,10 @@ class FeatureEffect(_LazyResults, InterpretationMethod):
         ``center_at`` adds its anchor to the grid — for two
         features each pair once, its repeats' predictions pooled as iml pools them; ALE: sorted,
         duplicates removed).
-        For ALE only numerical features take grid points: give None for the categorical one, or,
-        as iml takes them, one flat sequence for the numerical feature of a numerical ×
-        categorical pair.
+        For two features a None entry takes that feature's grid from ``grid_size`` (iml's
+        PDP fails on it). For ALE only numerical features take grid points: give None for the
+        categorical one, or, as iml takes them, one flat sequence for the numerical feature of
+        a numerical × categorical pair.
     random_state : None, int, numpy.random.Generator or RRandom
         PDP/ICE draw nothing that changes the results, but iml draws one permutation of the
         data rows per grid point; with :class:`pyiml.RRandom` those draws are made, so a later
