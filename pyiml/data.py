@@ -12,7 +12,7 @@ import pandas as pd
 
 from .random import as_random_source
 
-__all__ = ["Data", "feature_type", "extension_values", "FEATURE_TYPES"]
+__all__ = ["Data", "feature_type", "extension_values", "numbers_in_objects", "FEATURE_TYPES", "NUMBER_KINDS"]
 
 FEATURE_TYPES = ("numerical", "integer", "categorical")
 
@@ -32,11 +32,21 @@ def extension_values(values, dtype, n: int):
         return pd.array(values)
 
 
+#: What :func:`pandas.api.types.infer_dtype` calls objects that are all numbers.
+NUMBER_KINDS = ("integer", "floating", "mixed-integer-float", "decimal")
+
+
+def numbers_in_objects(vals, bools: bool = False) -> bool:
+    """True for non-empty objects that are all numbers (NaN counts as a float; bools too with
+    ``bools``): such a column or prediction is numeric, not class labels."""
+    return len(vals) > 0 and pd.api.types.infer_dtype(vals, skipna=False) in (
+        NUMBER_KINDS + ("boolean",) if bools else NUMBER_KINDS)
+
+
 def _numbers_as_numbers(y: pd.DataFrame) -> pd.DataFrame:
     """Target columns of dtype object that hold only numbers as numeric columns (R's numeric
     vector; a prediction of such objects is numeric too), not as class labels."""
-    conv = [c for c in y.columns if y[c].dtype == object and len(y) and pd.api.types.infer_dtype(
-        y[c], skipna=False) in ("integer", "floating", "mixed-integer-float", "decimal")]
+    conv = [c for c in y.columns if y[c].dtype == object and numbers_in_objects(y[c])]
     if not conv:
         return y
     y = y.copy()
@@ -81,8 +91,7 @@ def feature_type(column: pd.Series, name: str = "column") -> str:
         if len(vals) and pd.api.types.infer_dtype(vals, skipna=True) == "string":
             return "categorical"
         other = next((v for v in vals if not isinstance(v, str)), None)  # the first value that is no str
-        numbers = len(vals) and pd.api.types.infer_dtype(vals, skipna=True) in (
-            "integer", "floating", "mixed-integer-float", "decimal")
+        numbers = len(vals) and pd.api.types.infer_dtype(vals, skipna=True) in NUMBER_KINDS
         fix = (f"pd.to_numeric(df[{name!r}]) if it holds numbers" if numbers
                else f"df[{name!r}].astype('category')")
         raise TypeError(

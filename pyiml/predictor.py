@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ._algorithms.rformat import r_make_names
-from .data import Data
+from .data import Data, numbers_in_objects
 
 __all__ = ["Predictor", "prediction_function"]
 
@@ -111,13 +111,6 @@ def _non_numeric(where: str, bad: List[str]) -> ValueError:
     )
 
 
-def _numbers_in_objects(vals: np.ndarray) -> bool:
-    """True for a non-empty object array that holds only numbers (Python or numpy ints, floats,
-    bools; NaN counts as a float): such a prediction is numeric, not class labels."""
-    return vals.size > 0 and pd.api.types.infer_dtype(vals, skipna=False) in (
-        "integer", "floating", "mixed-integer-float", "decimal", "boolean")
-
-
 def _label_classes(labels: np.ndarray, where: str = "model") -> list:
     """The sorted distinct class labels of a vector of predicted labels.
 
@@ -185,7 +178,7 @@ def _to_values(raw, vector_name: str, matrix_prefix: str, where: str = "model",
                 "column uniquely"
             )
         bad = [c for c, (_, col) in zip(names, raw.items()) if not _is_numeric(col.dtype)
-               and not (col.dtype == object and _numbers_in_objects(col.to_numpy()))]
+               and not (col.dtype == object and numbers_in_objects(col.to_numpy(), bools=True))]
         if bad:
             raise _non_numeric(where, bad)
         if any(isinstance(dt, pd.api.extensions.ExtensionDtype) for dt in raw.dtypes):
@@ -198,7 +191,7 @@ def _to_values(raw, vector_name: str, matrix_prefix: str, where: str = "model",
             return _to_values(_one_hot(raw.to_numpy(), raw.cat.categories), vector_name, matrix_prefix, where)
         if _is_label_series(raw):
             vals = raw.to_numpy(dtype=object)
-            if _numbers_in_objects(vals):
+            if numbers_in_objects(vals, bools=True):
                 return vals.astype(float)[:, None], [vector_name]
             return _to_values(_one_hot(vals, classes_of(vals)), vector_name, matrix_prefix, where)
         if isinstance(raw.dtype, pd.api.extensions.ExtensionDtype) and _is_numeric(raw.dtype):
@@ -211,7 +204,7 @@ def _to_values(raw, vector_name: str, matrix_prefix: str, where: str = "model",
     if arr.ndim == 0:
         arr = arr.reshape(1)
     if arr.ndim == 1:
-        if arr.dtype.kind == "O" and _numbers_in_objects(arr):
+        if arr.dtype.kind == "O" and numbers_in_objects(arr, bools=True):
             return arr.astype(float)[:, None], [vector_name]
         if arr.dtype.kind in "OUS":
             return _to_values(_one_hot(arr, classes_of(arr)), vector_name, matrix_prefix, where)
@@ -220,7 +213,8 @@ def _to_values(raw, vector_name: str, matrix_prefix: str, where: str = "model",
         return arr.astype(float, copy=False)[:, None], [vector_name]
     if arr.ndim == 2:
         names = _matrix_names(arr.shape[1], matrix_prefix)
-        if arr.dtype.kind not in "biuf" and not (arr.dtype.kind == "O" and _numbers_in_objects(arr.ravel())):
+        if arr.dtype.kind not in "biuf" and not (arr.dtype.kind == "O"
+                                                 and numbers_in_objects(arr.ravel(), bools=True)):
             raise _non_numeric(where, names)
         return arr.astype(float, copy=False), names
     raise ValueError(f"the {where} returned an array of shape {arr.shape}; predictions must be 1-d or 2-d")
@@ -241,7 +235,7 @@ def _to_frame(raw, vector_name: str, matrix_prefix: str) -> pd.DataFrame:
     if arr.ndim == 0:
         arr = arr.reshape(1)
     if arr.ndim == 1:
-        if arr.dtype.kind == "O" and _numbers_in_objects(arr):
+        if arr.dtype.kind == "O" and numbers_in_objects(arr, bools=True):
             return pd.DataFrame({vector_name: arr.astype(float)})
         if arr.dtype.kind in "OUS":
             return _one_hot(arr, _label_classes(arr))
@@ -609,7 +603,7 @@ class Predictor:
             for s in range(0, len(X), bs):
                 raw = _plain_output(self._call(self._features_of(X.iloc[s:s + bs])), where)
                 vals = raw.to_numpy(dtype=object) if isinstance(raw, pd.Series) else np.asarray(raw)
-                if vals.ndim != 1 or vals.dtype.kind not in "OUS" or _numbers_in_objects(vals):
+                if vals.ndim != 1 or vals.dtype.kind not in "OUS" or numbers_in_objects(vals, bools=True):
                     raise ValueError(
                         f"the {where} returned class labels for some rows but not labels for the rows of data: "
                         "it must return the same kind of prediction on every call")
