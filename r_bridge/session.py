@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import atexit
 import gc
+import os
 import threading
 from typing import Iterable, Optional
 
@@ -64,6 +65,7 @@ def robjects():
     global _ro
     if _ro is not None:
         return _ro
+    _check_r_home()
     try:
         import rpy2.robjects as ro  # noqa: F401
         import rpy2.rinterface_lib.callbacks as cb
@@ -82,6 +84,22 @@ def robjects():
     _ro = ro
     atexit.register(_release_cached)  # registered after rpy2's own handler, so it runs first
     return ro
+
+
+def _check_r_home() -> None:
+    """Raise :class:`RNotAvailableError` when ``R_HOME`` is set to a directory that holds no R.
+
+    An embedded R that cannot open its base package ends the whole process ("Fatal error:
+    unable to open the base package"), so a wrong ``R_HOME`` must be caught before rpy2 starts
+    R. R's base package always lies in ``$R_HOME/library/base``; an unset ``R_HOME`` is left to
+    rpy2, which asks ``R RHOME``.
+    """
+    home = os.environ.get("R_HOME")
+    if home and not os.path.isfile(os.path.join(home, "library", "base", "R", "base")):
+        raise RNotAvailableError(
+            f"R_HOME is {home!r}, which is not an R installation (it has no library/base): unset R_HOME, "
+            "or set it to what `R RHOME` prints"
+        )
 
 
 def _release_cached() -> None:
