@@ -9,12 +9,20 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 __all__ = ["PT", "POINT_S", "lab_colormap", "boxplot", "discrete_axis", "facet_axes", "class_list",
-           "faceted_figure", "hbars", "sorted_levels", "unstick", "wrap_dims"]
+           "faceted_figure", "hbars", "literal", "sorted_levels", "unstick", "wrap_dims"]
 
 #: ggplot2 sizes (line widths, point sizes) are in mm; one mm is 72.27 / 25.4 points
 PT = 72.27 / 25.4
 #: ggplot's default point (size 1.5 mm) as a matplotlib scatter size in points²
 POINT_S = (1.5 * PT) ** 2
+
+
+def literal(text) -> str:
+    """``text`` as matplotlib must get it to print it as it is, as ggplot does: every ``$``
+    escaped. matplotlib reads text between two ``$`` as a math formula, so a label such as
+    ``$$`` (a price tier) or ``a$b$c`` would be typeset, or fail to parse and stop the figure
+    from being drawn; an escaped ``\\$`` is printed as ``$``."""
+    return str(text).replace("$", r"\$")
 
 
 def discrete_axis(ax, axis: str, levels: Sequence, **label_kw) -> Dict[str, int]:
@@ -24,10 +32,10 @@ def discrete_axis(ax, axis: str, levels: Sequence, **label_kw) -> Dict[str, int]
     ticks = range(1, len(names) + 1)
     if axis == "x":
         ax.set_xticks(ticks)
-        ax.set_xticklabels(names, **label_kw)
+        ax.set_xticklabels([literal(s) for s in names], **label_kw)
     else:
         ax.set_yticks(ticks)
-        ax.set_yticklabels(names, **label_kw)
+        ax.set_yticklabels([literal(s) for s in names], **label_kw)
     return {s: i for i, s in enumerate(names, start=1)}
 
 
@@ -99,7 +107,7 @@ def faceted_figure(res: pd.DataFrame, class_col: str, n_levels: int,
     fig = Figure(figsize=(width * ncol, 0.6 + per_level * max(n_levels, 2) * nrow))
     for ax, cl in zip(facet_axes(fig, len(classes)), classes):
         draw(ax, res[res[class_col].astype(str) == str(cl)])
-        ax.set_title(str(cl), fontsize=9)
+        ax.set_title(literal(cl), fontsize=9)
     fig.tight_layout()
     return fig
 
@@ -110,7 +118,7 @@ def hbars(ax, labels: pd.Series, values: np.ndarray, levels: Sequence[str], xlab
     pos = discrete_axis(ax, "y", levels)
     y = [pos[f] for f in labels.astype(str)]
     unstick(ax.barh(y, np.asarray(values, dtype=float), color="0.35", height=0.9), "x")
-    ax.set_xlabel(xlabel)
+    ax.set_xlabel(literal(xlabel))
     ax.set_ylabel("")
     ax.grid(True, axis="x", color="0.92")
     ax.set_axisbelow(True)

@@ -37,7 +37,7 @@ from matplotlib.patches import Rectangle
 from matplotlib.collections import PatchCollection
 
 from .._algorithms.rformat import r_as_character
-from ._common import PT as _PT, POINT_S as _POINT_S, boxplot, discrete_axis, lab_colormap, unstick, wrap_dims
+from ._common import PT as _PT, POINT_S as _POINT_S, boxplot, discrete_axis, lab_colormap, literal, unstick, wrap_dims
 
 __all__ = ["plot_feature_effect", "plot_feature_effects", "y_axis_label", "GGPLOT_FILL"]
 
@@ -55,10 +55,10 @@ def y_axis_label(fe) -> str:
     y_names = fe.predictor.data.y_names
     if fe.method == "ale":
         if y_names and fe.n_features == 1:
-            return "ALE of " + ", ".join(y_names)
+            return "ALE of " + ", ".join(literal(y) for y in y_names)
         return "ALE"
     if y_names and fe.n_features == 1:
-        return "Predicted " + ", ".join(y_names)
+        return "Predicted " + ", ".join(literal(y) for y in y_names)
     return _HAT_Y
 
 
@@ -125,9 +125,17 @@ def _train(ax, axis: str, values: np.ndarray) -> None:
 
 
 def _numeric_width(fe, j: int, x: np.ndarray) -> float:
-    # iml: 1% of the range only for type "numerical" (integer gets 0.07, §18.5 — kept as iml draws it)
+    """The rug's jitter width. iml: 1% of the range only for type "numerical" (integer gets
+    0.07, §18.5 — kept as iml draws it). The range is that of the finite values, computed
+    without overflow near the largest doubles (R's width is then infinite and its jitter
+    turns every tick into NaN, so ggplot drops the whole rug)."""
     if fe.feature_type[j] == "numerical" and x.size:
-        return 0.01 * float(np.nanmax(x) - np.nanmin(x))
+        v = x[np.isfinite(x)]
+        if not v.size:
+            return 0.0
+        lo, hi = float(v.min()), float(v.max())
+        w = 0.01 * (hi - lo)
+        return w if np.isfinite(w) else 0.01 * hi - 0.01 * lo
     return 0.07
 
 
@@ -174,7 +182,7 @@ def _draw_1d(fig, ax, fe, res: pd.DataFrame, rug: bool, ylim, ylabel: Optional[s
         if rug:
             xv = data_x.to_numpy(dtype=float)
             _rug(ax, xv, "x", _numeric_width(fe, 0, xv), 1)
-    ax.set_xlabel(f)
+    ax.set_xlabel(literal(f))
     if ylabel is not None:
         ax.set_ylabel(ylabel)
     if ylim is not None:
@@ -206,8 +214,8 @@ def _draw_2d(fig, ax, fe, res: pd.DataFrame, rug: bool, show_data: bool, label: 
             levels = list(res[fcat].cat.categories)
             mappable = _rects(ax, res, res[".left"], res[".right"], res[".bottom"], res[".top"], res[".ale"])
             discrete_axis(ax, "x", levels)
-            ax.set_xlabel(fcat)
-            ax.set_ylabel(fnum)
+            ax.set_xlabel(literal(fcat))
+            ax.set_ylabel(literal(fnum))
             codes = pd.Categorical(X[fcat].astype(object), categories=levels).codes.astype(float) + 1
             ok = codes > 0
             if rug:
@@ -239,9 +247,9 @@ def _draw_2d(fig, ax, fe, res: pd.DataFrame, rug: bool, show_data: bool, label: 
         for lv, col in zip(levels, colors):
             sub = res[res[fcat].astype(str) == str(lv)]
             sub = sub.sort_values(fnum, kind="stable")
-            ax.plot(sub[fnum].to_numpy(dtype=float), sub[".value"].to_numpy(dtype=float), color=col, label=str(lv))
-        ax.legend(title=fcat, fontsize=7, title_fontsize=8, frameon=False)
-        ax.set_xlabel(fnum)
+            ax.plot(sub[fnum].to_numpy(dtype=float), sub[".value"].to_numpy(dtype=float), color=col, label=literal(lv))
+        ax.legend(title=literal(fcat), fontsize=7, title_fontsize=8, frameon=False)
+        ax.set_xlabel(literal(fnum))
         ax.set_ylabel(label)
         if rug:
             xv = X[fnum].to_numpy(dtype=float)
@@ -249,8 +257,8 @@ def _draw_2d(fig, ax, fe, res: pd.DataFrame, rug: bool, show_data: bool, label: 
             # categorical one, else 1% of the numerical feature's range)
             _rug(ax, xv, "x", _numeric_width(fe, 0, xv), 1)
         return None
-    ax.set_xlabel(f1)
-    ax.set_ylabel(f2)
+    ax.set_xlabel(literal(f1))
+    ax.set_ylabel(literal(f2))
     if rug or show_data:
         xv = _axis_values(X[f1], res[f1]) if t1 == "categorical" else X[f1].to_numpy(dtype=float)
         yv = _axis_values(X[f2], res[f2]) if t2 == "categorical" else X[f2].to_numpy(dtype=float)
@@ -343,7 +351,7 @@ def _draw_effect(fig: Figure, spec, fe, rug: bool, show_data: bool, ylim, ylabel
             if m is not None:
                 mappables.append(m)
         if cl is not None:
-            ax.set_title(str(cl), fontsize=9)
+            ax.set_title(literal(cl), fontsize=9)
         ax.grid(True, color="0.92")
         ax.set_axisbelow(True)
     if mappables:

@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from ._common import PT as _PT, discrete_axis
+from ._common import PT as _PT, discrete_axis, literal
 
 __all__ = ["plot_feature_imp"]
 
@@ -31,7 +31,7 @@ def plot_feature_imp(results: pd.DataFrame, loss_name: str, sort: bool = True) -
               zorder=1)
     ax.scatter(res["importance"], y, s=(3 * _PT) ** 2 / 2, color="black", zorder=2)
     ax.set_ylim(0.4, len(levels) + 0.6)
-    ax.set_xlabel(f"Feature Importance (loss: {loss_name})")
+    ax.set_xlabel(literal(f"Feature Importance (loss: {loss_name})"))
     ax.set_ylabel("")
     ax.grid(True, color="0.92")
     ax.set_axisbelow(True)

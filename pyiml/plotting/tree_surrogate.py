@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from ._common import boxplot, discrete_axis, facet_axes, unstick, wrap_dims
+from ._common import boxplot, discrete_axis, facet_axes, literal, unstick, wrap_dims
 
 __all__ = ["plot_tree_surrogate", "plot_tree_diagram"]
 
@@ -53,7 +53,7 @@ def plot_tree_surrogate(results: pd.DataFrame, multiclass: bool, outputs: List[s
             present = np.flatnonzero(counts > 0)
             unstick(ax.bar(present + 1, counts[present], color="#595959", width=0.9))
             discrete_axis(ax, "x", classes, rotation=30, ha="right", fontsize=8)
-            ax.set_title("NA" if pth is None else pth, fontsize=8)
+            ax.set_title("NA" if pth is None else literal(pth), fontsize=8)
             ax.set_xlabel(".class")
             ax.set_ylabel("count")
             ax.grid(True, axis="y", color="0.92")
@@ -65,7 +65,7 @@ def plot_tree_surrogate(results: pd.DataFrame, multiclass: bool, outputs: List[s
             boxplot(ax, [y[sel]], [1])
             ax.set_xticks([1])
             ax.set_xticklabels([""])
-            ax.set_title("NA" if pth is None else pth, fontsize=8)
+            ax.set_title("NA" if pth is None else literal(pth), fontsize=8)
             ax.set_ylabel(r"$\hat{y}$")
             ax.grid(True, axis="y", color="0.92")
             ax.set_axisbelow(True)
@@ -123,10 +123,10 @@ def plot_tree_diagram(nodes: Dict[int, dict], outputs: Optional[List[str]] = Non
         for k, lab in zip(nd["kids"], nd["labels"] or [""] * len(nd["kids"])):
             xk, yk = xpos[k], -depth[k]
             ax.plot([x, xk], [y, yk], color="0.5", linewidth=1, zorder=1)
-            ax.text(0.4 * x + 0.6 * xk, 0.4 * y + 0.6 * yk, _short(lab), fontsize=7, ha="center", va="center",
+            ax.text(0.4 * x + 0.6 * xk, 0.4 * y + 0.6 * yk, literal(_short(lab)), fontsize=7, ha="center", va="center",
                     bbox=dict(boxstyle="square,pad=0.15", facecolor="white", edgecolor="none"), zorder=2)
         if nd["kids"]:
-            txt = f"{nd['var']}\nn = {nd['n']}"
+            txt = f"{literal(nd['var'])}\nn = {nd['n']}"
             if nd.get("p") is not None:
                 txt += f"\np = {nd['p']:.3g}"
         else:
@@ -134,7 +134,7 @@ def plot_tree_diagram(nodes: Dict[int, dict], outputs: Optional[List[str]] = Non
             if outputs is None:
                 txt = f"Node {i}\nn = {nd['n']}\nŷ = {mean[0]:.4g}"
             else:
-                txt = f"Node {i}\nn = {nd['n']}\n" + "\n".join(f"{c}: {m:.3g}" for c, m in zip(outputs, mean))
+                txt = f"Node {i}\nn = {nd['n']}\n" + "\n".join(f"{literal(c)}: {m:.3g}" for c, m in zip(outputs, mean))
         ax.text(x, y, txt, fontsize=8, ha="center", va="center", bbox=box, zorder=3)
     fig.tight_layout()
     return fig

@@ -1,0 +1,116 @@
+"""Plots print names and labels as they are (as ggplot does) and draw data at the double range's ends."""
+import io
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import numpy as np
+import pandas as pd
+import pytest
+from matplotlib import cbook
+from matplotlib.text import Text
+
+import pyiml
+
+TIERS = ["$", "$$", "$$$"]
+
+
+def _texts(fig):
+    """Every non-empty text of the drawn figure (tick labels included)."""
+    fig.canvas.draw()
+    return [t.get_text() for t in fig.findobj(Text) if t.get_visible() and t.get_text()]
+
+
+def _drawn_as_is(fig, expected):
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")    # math text that does not parse raised here
+    texts = _texts(fig)
+    math = [t for t in texts if cbook.is_math_text(t) and t != r"$\hat{y}$"]
+    assert not math, math
+    shown = {t.replace(r"\$", "$") for t in texts}
+    for e in expected:
+        assert any(e in t for t in shown), (e, sorted(shown))
+
+
+@pytest.fixture(scope="module")
+def priced():
+    rng = np.random.default_rng(0)
+    n = 40
+    df = pd.DataFrame({"$x^$": rng.normal(size=n),
+                       "price": pd.Categorical(rng.choice(TIERS, size=n), categories=TIERS),
+                       "b": rng.normal(size=n)})
+    df["y"] = df["$x^$"] + df["price"].cat.codes + 0.3 * df["b"] + rng.normal(scale=0.1, size=n)
+
+    def f(d):
+        return d["$x^$"].to_numpy() + d["price"].cat.codes.to_numpy() + 0.3 * d["b"].to_numpy()
+
+    return pyiml.Predictor(data=df, y="y", predict_function=f), df
+
+
+def test_dollar_labels_regression(priced):
+    p, df = priced
+    x = df.drop(columns="y").iloc[[1]]
+    cases = [
+        (pyiml.FeatureImp(p, loss="mae", n_repetitions=2, random_state=1).plot(), ["$x^$", "price"]),
+        (pyiml.FeatureEffect(p, "price", method="pdp").plot(), TIERS + ["price"]),
+        (pyiml.FeatureEffect(p, "price", method="ale").plot(), TIERS),
+        (pyiml.FeatureEffect(p, "price", method="pdp+ice").plot(), TIERS),
+        (pyiml.FeatureEffect(p, "$x^$", method="ale").plot(), ["$x^$"]),
+        (pyiml.FeatureEffect(p, ["$x^$", "price"], method="ale").plot(), TIERS + ["$x^$"]),
+        (pyiml.FeatureEffect(p, ["$x^$", "price"], method="pdp").plot(), TIERS + ["$x^$", "price"]),
+        (pyiml.FeatureEffect(p, ["price", "b"], method="ale").plot(), TIERS),
+        (pyiml.FeatureEffects(p, method="pdp").plot(), TIERS + ["$x^$"]),
+        (pyiml.Interaction(p, grid_size=5, random_state=1).plot(), ["$x^$", "price"]),
+        (pyiml.Interaction(p, feature="price", grid_size=5, random_state=1).plot(), ["$x^$:price"]),
+        (pyiml.Shapley(p, x_interest=x, sample_size=5, random_state=1).plot(), ["price=" + str(x["price"].iloc[0])]),
+        (pyiml.LocalModel(p, x_interest=x, k=2).plot(), ["$x^$="]),
+        (pyiml.TreeSurrogate(p, maxdepth=2).plot(), []),
+        (pyiml.TreeSurrogate(p, maxdepth=2).plot(kind="tree"), []),
+    ]
+    for fig, expected in cases:
+        _drawn_as_is(fig, expected)
+
+
+def test_dollar_labels_classes():
+    rng = np.random.default_rng(1)
+    n = 40
+    df = pd.DataFrame({"a": rng.normal(size=n), "tier": pd.Categorical(rng.choice(TIERS, size=n), categories=TIERS)})
+
+    def f(d):
+        z = d["a"].to_numpy()
+        p1 = 1 / (1 + np.exp(-z))
+        return pd.DataFrame({"$cheap$": p1, "$$": 1 - p1})
+
+    p = pyiml.Predictor(data=df, predict_function=f)
+    x = df.iloc[[0]]
+    for fig in [pyiml.FeatureEffect(p, "tier", method="pdp").plot(), pyiml.FeatureEffect(p, "a").plot(),
+                pyiml.Shapley(p, x_interest=x, sample_size=5, random_state=1).plot(),
+                pyiml.Interaction(p, grid_size=5, random_state=1).plot(),
+                pyiml.TreeSurrogate(p, maxdepth=1).plot(), pyiml.TreeSurrogate(p, maxdepth=1).plot(kind="tree")]:
+        _drawn_as_is(fig, ["$cheap$"])
+
+
+@pytest.mark.parametrize("values", ["huge", "inf"])
+def test_rug_of_a_feature_at_the_double_range(values):
+    rng = np.random.default_rng(13)
+    n = 20
+    if values == "huge":   # the range (3e308) overflows
+        x1 = np.round(rng.uniform(-1, 1, size=n), 3) * 1.5e308
+    else:
+        x1 = np.round(rng.normal(size=n), 2)
+        x1[2], x1[5] = np.inf, -np.inf
+    df = pd.DataFrame({"x1": x1, "x2": rng.normal(size=n)})
+    p = pyiml.Predictor(data=df, predict_function=lambda d: np.tanh(1e-300 * d["x1"].to_numpy()) + d["x2"].to_numpy())
+    fig = pyiml.FeatureEffect(p, "x1", method="pdp").plot()
+    if values == "inf":   # (matplotlib's tick locator cannot draw an axis whose range overflows)
+        fig.savefig(io.BytesIO(), format="png")
+    rug = [c for c in fig.axes[0].collections if c.get_zorder() == 2.5]
+    segs = rug[0].get_segments()
+    finite = np.isfinite(x1)
+    assert len(segs) == n and all(len(s) == 0 for s, ok in zip(segs, finite) if not ok)   # ±Inf: no tick
+    ticks = np.array([s[0][0] for s, ok in zip(segs, finite) if ok])
+    assert np.isfinite(ticks).all()
+    # jittered by at most 1% of the finite values' range
+    span = 0.01 * x1[finite].max() - 0.01 * x1[finite].min()
+    assert np.all(np.abs(ticks - x1[finite]) <= span)
