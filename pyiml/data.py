@@ -190,6 +190,10 @@ class Data:
             if len(y) != n:
                 raise ValueError(f"y has {len(y)} rows but data has {n}: they must match")
             _check_y_order(y, X)
+            names = [str(c) for c in y.columns]
+            if len(set(names)) != len(names):
+                dup = sorted({c for c in names if names.count(c) > 1})
+                raise ValueError(f"y has duplicated column names {dup!r}: make them unique")
             clash = [c for c in y.columns if c in X.columns]
             if clash:
                 raise ValueError(f"colnames of y and X have to be different: {clash!r} are in both")
@@ -295,7 +299,13 @@ class Data:
             raise ValueError(f"{argument} has duplicated column names {dup!r}: make them unique")
         missing = [c for c in self.feature_names if c not in newdata.columns]
         if missing:
-            raise ValueError(f"Missing columns: {', '.join(missing)} ({argument} must have every feature column)")
+            hint = ""
+            labels = {str(c): c for c in newdata.columns if not isinstance(c, str)}
+            same = [labels[c] for c in missing if c in labels]
+            if same:   # e.g. int labels 0, 1 where data's are the strings '0', '1'
+                hint = (f"; its column labels {same!r} are not strings, the data's are {[str(c) for c in same]!r}: "
+                        f"rename them, e.g. {argument}.rename(columns=str)")
+            raise ValueError(f"Missing columns: {', '.join(missing)} ({argument} must have every feature column){hint}")
         extra = [c for c in newdata.columns if c not in self.feature_names]
         if extra:
             warnings.warn(f"Dropping additional columns: {', '.join(map(str, extra))}", UserWarning, stacklevel=3)

@@ -365,6 +365,12 @@ class FeatureEffect(_LazyResults, InterpretationMethod):
                 x = col.to_numpy(dtype=float)
                 n_distinct = 1 if x.min() == x.max() else 2
             if n_distinct < 2:
+                if self.feature_type[j] != "categorical" and col.nunique(dropna=True) > 1:
+                    raise ValueError(
+                        f"feature {f!r} has values that differ only beyond double precision (e.g. integers above "
+                        "2**53): grids and intervals are computed in doubles, as in iml, where they are all one "
+                        "value; subtract an offset (e.g. the minimum) from the column first"
+                    )
                 raise ValueError(
                     f"feature {f!r} has only one unique value: its effect is undefined (iml: "
                     "'feature has only one unique value'); choose a feature that varies"

@@ -252,11 +252,18 @@ class LocalModel(InterpretationMethod):
         x = self.x_interest
         labels = _feature_values(x)[0]
         names, cols, matrix = recode(data, X, x, labels)
-        bad = [data.feature_names[j] for j in np.flatnonzero(~np.isfinite(matrix).all(axis=0))]
+        bad = [data.feature_names[j] for j in np.flatnonzero(np.isnan(matrix).any(axis=0))]
         if bad:
             raise ValueError(
-                f"data has missing or infinite values in column(s) {bad}: LocalModel's lasso cannot fit them (iml "
-                "fails too, glmnet: x has missing values); impute or drop those rows before building the Predictor")
+                f"data has missing values in column(s) {bad}: LocalModel's lasso cannot fit them (iml fails too, "
+                "glmnet: x has missing values); impute or drop those rows before building the Predictor")
+        bad = [data.feature_names[j] for j in np.flatnonzero(np.isinf(matrix).any(axis=0))]
+        if bad:
+            raise ValueError(
+                f"data has infinite values in column(s) {bad}: the lasso standardises every feature by its mean "
+                "and spread, which are then undefined (iml hands them to glmnet, which never selects such a "
+                "feature, however much the prediction depends on it); replace or drop those rows before building "
+                "the Predictor")
         _, xcols, xr = recode(data, x, x, labels)
         w = self._weights(names, cols, matrix, xcols, xr)
         if np.isnan(w).any():

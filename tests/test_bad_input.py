@@ -500,3 +500,36 @@ def test_data_without_a_column_the_model_was_fitted_with():
     check(lambda: Predictor(m, data=data, y="y"), ValueError,
           r"data lacks the feature column\(s\) \['b'\] that the LinearRegression model was fitted with", data)
     check(lambda: Predictor(m, data=d[["a", "b"]].assign(y=d["b"]), y="b"), ValueError, r"lacks .*\['b'\]")
+
+
+def test_target_frame_with_duplicated_names():
+    # was AttributeError: 'DataFrame' object has no attribute 'dtype'
+    d = _df().drop(columns="y")
+    y = pd.DataFrame(np.ones((N, 2)), columns=["t", "t"])
+    check(lambda: Predictor(predict_function=f_reg, data=d, y=y), ValueError,
+          r"y has duplicated column names \['t'\]: make them unique", d, y)
+
+
+def test_x_interest_with_int_labels_where_data_has_strings():
+    # was only "Missing columns: 0, 1", which read as if the columns were absent
+    rng = np.random.default_rng(0)
+    d = pd.DataFrame(rng.normal(size=(N, 2)), columns=["0", "1"])
+    p = Predictor(predict_function=lambda nd: nd["0"].to_numpy() + nd["1"].to_numpy(), data=d)
+    x = pd.DataFrame(d.iloc[[0]].to_numpy(), columns=[0, 1])
+    hint = r"Missing columns: 0, 1 \(x_interest .*its column labels \[0, 1\] are not strings, the data's are \['0', '1'\]"
+    check(lambda: Shapley(p, x, sample_size=3), ValueError, hint + r".*x_interest.rename\(columns=str\)", x)
+    check(lambda: LocalModel(p, x, k=1), ValueError, hint, x)
+    check(lambda: TreeSurrogate(p).predict(x), ValueError, r"newdata.rename\(columns=str\)", x)
+
+
+def test_integer_feature_distinct_only_beyond_double_precision():
+    # was "has only one unique value" for 20 distinct int64 values
+    rng = np.random.default_rng(1)
+    d = pd.DataFrame({"i1": (2 ** 60 + np.arange(N)).astype(np.int64), "x2": rng.normal(size=N)})
+    p = Predictor(predict_function=lambda nd: nd["x2"].to_numpy(), data=d)
+    for method in ("pdp", "ale"):
+        check(lambda: FeatureEffect(p, "i1", method=method), ValueError,
+              r"'i1' has values that differ only beyond double precision .*subtract an offset", d)
+    const = d.assign(i1=np.int64(5))
+    q = Predictor(predict_function=lambda nd: nd["x2"].to_numpy(), data=const)
+    check(lambda: FeatureEffect(q, "i1", method="pdp"), ValueError, "has only one unique value", const)

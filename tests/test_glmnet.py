@@ -187,7 +187,8 @@ def test_gaussian_path_matches_r(r, seed):
 @pytest.mark.parametrize("family", ["gaussian", "multinomial"])
 def test_a_column_whose_spread_underflows_matches_r_without_numpy_warnings(r, family):
     """Values of order 1e-300: the weighted variance underflows to 0 and standardising divides
-    by it, in R's C++ silently; the same path, and no numpy RuntimeWarning."""
+    by it, in R's C++ silently (the column's gradient is NaN here, so it never enters); the same
+    path, no numpy RuntimeWarning, and pyiml's warning naming the column."""
     x, y, w, newx = (gaussian_problem if family == "gaussian" else multinomial_problem)(1)
     x = x.copy()
     x[:, 0] = np.random.default_rng(9).normal(size=len(x)) * 1e-300
@@ -196,7 +197,26 @@ def test_a_column_whose_spread_underflows_matches_r_without_numpy_warnings(r, fa
         warnings.simplefilter("error", RuntimeWarning)
         fit, pywarn = py_glmnet(x, y, w, family)
     assert not any("encountered" in m for m in pywarn), pywarn
-    assert_same_path(fit, R, pywarn)
+    ours = [m for m in pywarn if m.startswith("the spread of V1 underflows")]
+    assert len(ours) == 1 and "leaves it out; rescale it" in ours[0]
+    assert_same_path(fit, R, [m for m in pywarn if m not in ours])
+
+
+@pytest.mark.r
+def test_a_column_whose_spread_underflows_with_an_infinite_gradient_is_left_out(r):
+    """When the underflowing column's standardised values are ±Inf with an Inf gradient, R's
+    path has infinite lambdas and no variable ever enters (df 0 throughout); pyiml leaves the
+    column out and fits the others: the same path as R's without that column."""
+    x, y, w, newx = gaussian_problem(1)
+    x = x.copy()
+    x[:, 0] = (y - np.average(y, weights=w)) * 1e-300     # every term of its gradient has the same sign
+    R_bad = r_glmnet(r, x, y, w, "gaussian", newx)
+    assert np.isnan(R_bad["lambda"][0]) and np.isinf(R_bad["lambda"][1:]).all() and (R_bad["df"] == 0).all()
+    R = r_glmnet(r, np.where(np.arange(x.shape[1]) == 0, 0.0, x), y, w, "gaussian", newx)
+    fit, pywarn = py_glmnet(x, y, w, "gaussian")
+    ours = [m for m in pywarn if m.startswith("the spread of V1 underflows")]
+    assert len(ours) == 1
+    assert_same_path(fit, R, [m for m in pywarn if m not in ours])
 
 
 @pytest.mark.r

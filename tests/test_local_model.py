@@ -236,8 +236,44 @@ def test_bad_k(data, k):
 def test_missing_values_in_the_data_are_named(data):
     d = data.assign(b=data["b"].where(data.index != 5))
     p = Predictor(predict_function=lambda df: np.nan_to_num(df[COLS].to_numpy()) @ BETA, data=d)
-    with pytest.raises(ValueError, match=r"data has missing or infinite values in column\(s\) \['b'\].*impute or drop"):
+    with pytest.raises(ValueError, match=r"data has missing values in column\(s\) \['b'\].*impute or drop"):
         LocalModel(p, d.iloc[[0]], k=2)
+
+
+def test_infinite_values_in_the_data_are_named(data):
+    """±Inf is not missing: iml hands it to glmnet, which then never selects the feature; pyiml
+    refuses it with its own reason (it said "glmnet: x has missing values")."""
+    d = data.assign(b=data["b"].where(data.index != 5, np.inf).where(data.index != 7, -np.inf))
+    p = Predictor(predict_function=lambda df: np.tanh(df[COLS].to_numpy()) @ BETA, data=d)
+    with pytest.raises(ValueError, match=r"data has infinite values in column\(s\) \['b'\]: .*never selects") as e:
+        LocalModel(p, d.iloc[[0]], k=2)
+    assert "missing" not in str(e.value)
+
+
+@pytest.mark.parametrize("scale", [1e-170, 1e-300])
+def test_feature_whose_variance_underflows_is_left_out_with_a_warning(scale):
+    """A feature of scale 1e-170 has variance 0 in double precision and glmnet's standardisation
+    divides by it: pyiml crashed in log(0); R gives NaN/infinite lambdas and an empty table
+    when the feature's gradient is infinite. pyiml leaves the feature out, says so, and fits
+    the others."""
+    rng = np.random.default_rng(2)
+    n = 15
+    X = pd.DataFrame({"x1": np.round(rng.normal(size=n), 2) * scale, "x2": np.round(rng.normal(size=n), 2),
+                      "x3": np.round(rng.normal(size=n), 2)})
+
+    def f(d):
+        return d["x1"].to_numpy() / scale * d["x2"].to_numpy() + d["x1"].to_numpy() / scale + 2 * d["x3"].to_numpy()
+
+    p = Predictor(predict_function=f, data=X)
+    with pytest.warns(UserWarning, match=r"the spread of x1 underflows .*leaves it out; rescale it"):
+        lm = LocalModel(p, X.iloc[[1]], k=2)
+    assert set(lm.results["feature"]) == {"x2", "x3"} and np.isfinite(lm.results["beta"]).all()
+    # the same fit as on the data without x1's variation
+    q = Predictor(predict_function=lambda d: f(d.assign(x1=X["x1"].to_numpy())), data=X.assign(x1=0.0))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = LocalModel(q, X.iloc[[1]].assign(x1=0.0), k=2)
+    np.testing.assert_allclose(lm.results["beta"].to_numpy(), ref.results["beta"].to_numpy(), rtol=1e-12)
 
 
 @pytest.mark.parametrize("kind", ["object", "string", "category", "boolean"])
@@ -249,7 +285,7 @@ def test_missing_values_in_a_categorical_feature_are_named(kind):
     col = pd.array(vals, dtype=kind) if kind != "object" else np.array(vals, dtype=object)
     X = pd.DataFrame({"x": np.arange(8.0), "s": col})
     p = Predictor(predict_function=lambda d: d["x"].to_numpy() + (d["s"].astype(str) == str(vals[0])).to_numpy(), data=X)
-    with pytest.raises(ValueError, match=r"missing or infinite values in column\(s\) \['s'\].*iml fails too"):
+    with pytest.raises(ValueError, match=r"missing values in column\(s\) \['s'\].*iml fails too"):
         LocalModel(p, X.iloc[[0]], k=1)
 
 

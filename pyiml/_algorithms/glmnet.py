@@ -279,12 +279,43 @@ def _jerr_message(n, maxit, pmax):
     return f"from glmnet C++ code (error code {n}); {msg}"
 
 
+def _underflowed(xv: np.ndarray, juix: np.ndarray, var_names, xj: np.ndarray) -> np.ndarray:
+    """The usable predictors whose weighted variance ``xv`` underflows to 0 (values of order
+    1e-160 or below, yet not all equal): their columns of ``xj`` are set to 0 and a warning
+    names them; returns their indices among all predictors.
+
+    Standardising divides such a column by 0. R's glmnet never moves its coefficient (the
+    coefficient bounds, ±9.9e35 times the spread, are 0), but the column's gradient is NaN or
+    ±Inf depending on the signs of the values: NaN leaves it out of the path, Inf makes every
+    lambda infinite, so that no predictor enters (iml's LocalModel then returns an empty
+    table). pyiml leaves it out in both cases and fits the other predictors.
+    """
+    bad = np.flatnonzero(xv == 0)
+    if not bad.size:
+        return bad
+    xj[:, bad] = 0.0
+    names = [str(var_names[juix[i]]) if var_names is not None else f"V{juix[i] + 1}" for i in bad]
+    warnings.warn(
+        f"the spread of {', '.join(names)} underflows (its variance is 0 in double precision), so the lasso "
+        "leaves it out; rescale it, e.g. multiply it by a power of 10", UserWarning, stacklevel=4)
+    return juix[bad]
+
+
 def _fix_lam(lam):
     """R's ``fix.lam``: replace the infinite first lambda by extrapolation from the next two."""
     lam = np.array(lam, dtype=float)
     if lam.size > 2:  # the C library's log and exp, as R's (numpy's log may differ in the last bit)
-        lam[0] = math.exp(2.0 * math.log(lam[1]) - math.log(lam[2]))
+        lam[0] = math.exp(2.0 * _r_log(lam[1]) - _r_log(lam[2]))
     return lam
+
+
+def _r_log(x: float) -> float:
+    """R's ``log`` of a double: ``-Inf`` at 0 and NaN below (the path's lambdas are 0 when every
+    gradient underflows, e.g. for a feature of scale 1e-170; then ``lambda[1]`` is NaN, as R's)."""
+    x = float(x)
+    if x > 0:
+        return math.log(x)
+    return -math.inf if x == 0 else math.nan
 
 
 # ------------------------------------------------------------------------------------------
@@ -441,7 +472,9 @@ def _fit_gaussian(x, y, w, var_names, isd, naive, nlam, flmin, thr, ne, nx, maxi
     xj *= v[:, None]
     xv[juix] = _eigen_dots(xj, square=True)
     if isd:
+        lost = _underflowed(xv[juix], juix, var_names, xj)
         xs[juix] = np.sqrt(xv[juix])
+        xs[lost] = 1.0
         xj /= xs[juix]
         xv[juix] = 1.0
     ym = _eigen_dots(y, wn)
@@ -858,7 +891,9 @@ def _fit_multinomial(x, y, weights, var_names, levels, isd, nlam, flmin, thr, ne
     xj = xj - xm[juix]
     xvj = w @ (xj * xj)
     if isd:
+        lost = _underflowed(xvj, juix, var_names, xj)
         xs[juix] = np.sqrt(xvj)
+        xs[lost] = 1.0
         xj = xj / xs[juix]
         xvj = np.ones(len(juix))
 
