@@ -19,10 +19,12 @@ parity: bootstrap
 	@$(PY) -m parity
 
 # pytest-benchmark tests (speed ratios against R iml, sklearn and the floor), then the table
-# of every method side by side, written to docs/benchmarks.md.
+# of every method side by side, written to docs/benchmarks.md, and the bare numpy lower bounds
+# of the floor ratios, written to docs/bounds.md.
 bench: bootstrap
 	@PYIML_REQUIRE_R=1 MPLBACKEND=Agg $(PY) -m pytest -q tests/benchmarks --benchmark-enable --benchmark-min-rounds=5
 	@$(PY) -m parity.bench
+	@$(PY) -m parity.bounds
 
 docs: bootstrap
 	@$(PY) -m pydoc pyiml > /dev/null

@@ -234,6 +234,21 @@ class LocalModel(InterpretationMethod):
         with np.errstate(divide="ignore", invalid="ignore"):    # a kernel_width whose square is 0: _run says so
             return np.sqrt(r_exp(-(d * d) / (kw * kw)))     # R's (the C library's) exp
 
+    def _refuse_non_finite(self, matrix: np.ndarray) -> None:
+        """``ValueError`` naming the recoded data's columns with missing, then infinite, values."""
+        names = self.sampler.feature_names
+        bad = [names[j] for j in np.flatnonzero(np.isnan(matrix).any(axis=0))]
+        if bad:
+            raise ValueError(
+                f"data has missing values in column(s) {bad}: LocalModel's lasso cannot fit them (iml fails too, "
+                "glmnet: x has missing values); impute or drop those rows before building the Predictor")
+        bad = [names[j] for j in np.flatnonzero(np.isinf(matrix).any(axis=0))]
+        raise ValueError(
+            f"data has infinite values in column(s) {bad}: the lasso standardises every feature by its mean "
+            "and spread, which are then undefined (iml hands them to glmnet, which never selects such a "
+            "feature, however much the prediction depends on it); replace or drop those rows before building "
+            "the Predictor")
+
     def _widen_hint(self) -> str:
         """How to spread the weights over more rows (weights 1 - d^gower_power: a larger power
         raises them; kernel weights: a larger width)."""
@@ -252,18 +267,8 @@ class LocalModel(InterpretationMethod):
         x = self.x_interest
         labels = _feature_values(x)[0]
         names, cols, matrix = recode(data, X, x, labels)
-        bad = [data.feature_names[j] for j in np.flatnonzero(np.isnan(matrix).any(axis=0))]
-        if bad:
-            raise ValueError(
-                f"data has missing values in column(s) {bad}: LocalModel's lasso cannot fit them (iml fails too, "
-                "glmnet: x has missing values); impute or drop those rows before building the Predictor")
-        bad = [data.feature_names[j] for j in np.flatnonzero(np.isinf(matrix).any(axis=0))]
-        if bad:
-            raise ValueError(
-                f"data has infinite values in column(s) {bad}: the lasso standardises every feature by its mean "
-                "and spread, which are then undefined (iml hands them to glmnet, which never selects such a "
-                "feature, however much the prediction depends on it); replace or drop those rows before building "
-                "the Predictor")
+        if not np.isfinite(matrix).all():
+            self._refuse_non_finite(matrix)
         _, xcols, xr = recode(data, x, x, labels)
         w = self._weights(names, cols, matrix, xcols, xr)
         if np.isnan(w).any():

@@ -279,25 +279,30 @@ def _jerr_message(n, maxit, pmax):
     return f"from glmnet C++ code (error code {n}); {msg}"
 
 
-def _underflowed(xv: np.ndarray, juix: np.ndarray, var_names, xj: np.ndarray) -> np.ndarray:
-    """The usable predictors whose weighted variance ``xv`` underflows to 0 (values of order
-    1e-160 or below, yet not all equal): their columns of ``xj`` are set to 0 and a warning
-    names them; returns their indices among all predictors.
+def _underflowed(xv: np.ndarray, juix: np.ndarray, var_names, xj: np.ndarray, x: np.ndarray,
+                 w: np.ndarray) -> np.ndarray:
+    """The usable predictors whose weighted variance ``xv`` is 0: their columns of ``xj`` are
+    set to 0, so that they never enter the path; returns their indices among all predictors.
 
     Standardising divides such a column by 0. R's glmnet never moves its coefficient (the
     coefficient bounds, ±9.9e35 times the spread, are 0), but the column's gradient is NaN or
-    ±Inf depending on the signs of the values: NaN leaves it out of the path, Inf makes every
-    lambda infinite, so that no predictor enters (iml's LocalModel then returns an empty
-    table). pyiml leaves it out in both cases and fits the other predictors.
+    ±Inf: NaN (a column constant on the rows of positive weight, or values whose signs
+    differ) leaves it out of the path; Inf makes every lambda infinite, so that no predictor
+    enters (iml's LocalModel then returns an empty table). pyiml leaves it out in both cases
+    and fits the other predictors. A column whose rows of positive weight differ (values of
+    order 1e-160 or below, whose squares underflow) gets a warning naming the fix.
     """
     bad = np.flatnonzero(xv == 0)
     if not bad.size:
         return bad
     xj[:, bad] = 0.0
-    names = [str(var_names[juix[i]]) if var_names is not None else f"V{juix[i] + 1}" for i in bad]
-    warnings.warn(
-        f"the spread of {', '.join(names)} underflows (its variance is 0 in double precision), so the lasso "
-        "leaves it out; rescale it, e.g. multiply it by a power of 10", UserWarning, stacklevel=4)
+    pos = w > 0
+    tiny = [i for i in bad if (x[pos, juix[i]] != x[pos, juix[i]][:1]).any()]
+    if tiny:
+        names = [str(var_names[juix[i]]) if var_names is not None else f"V{juix[i] + 1}" for i in tiny]
+        warnings.warn(
+            f"the spread of {', '.join(names)} underflows (its variance is 0 in double precision), so the lasso "
+            "leaves it out; rescale it, e.g. multiply it by a power of 10", UserWarning, stacklevel=4)
     return juix[bad]
 
 
@@ -310,8 +315,8 @@ def _fix_lam(lam):
 
 
 def _r_log(x: float) -> float:
-    """R's ``log`` of a double: ``-Inf`` at 0 and NaN below (the path's lambdas are 0 when every
-    gradient underflows, e.g. for a feature of scale 1e-170; then ``lambda[1]`` is NaN, as R's)."""
+    """R's ``log`` of a double: ``-Inf`` at 0 and NaN below, so that a path whose lambdas are 0
+    or NaN gets R's NaN ``lambda[1]`` instead of Python's "math domain error"."""
     x = float(x)
     if x > 0:
         return math.log(x)
@@ -472,7 +477,7 @@ def _fit_gaussian(x, y, w, var_names, isd, naive, nlam, flmin, thr, ne, nx, maxi
     xj *= v[:, None]
     xv[juix] = _eigen_dots(xj, square=True)
     if isd:
-        lost = _underflowed(xv[juix], juix, var_names, xj)
+        lost = _underflowed(xv[juix], juix, var_names, xj, x, w)
         xs[juix] = np.sqrt(xv[juix])
         xs[lost] = 1.0
         xj /= xs[juix]
@@ -891,7 +896,7 @@ def _fit_multinomial(x, y, weights, var_names, levels, isd, nlam, flmin, thr, ne
     xj = xj - xm[juix]
     xvj = w @ (xj * xj)
     if isd:
-        lost = _underflowed(xvj, juix, var_names, xj)
+        lost = _underflowed(xvj, juix, var_names, xj, x, weights)
         xs[juix] = np.sqrt(xvj)
         xs[lost] = 1.0
         xj = xj / xs[juix]

@@ -1,0 +1,232 @@
+"""Bare numpy lower bounds for the floor ratios of ``make bench`` (the closed-form model).
+
+The speed issues ask every method to stay within 3 times the floor: one model call on the rows
+the method needs. With the closed form (Friedman #1, about 5 ns a row) the floor is so short that
+the rest of a method's work can exceed twice the floor however it is written. This module
+measures that: each *bare* version computes a method's result the shortest way numpy and pandas
+allow — no argument checks, no ``pyiml.Predictor``, the data already laid out as a (p, n)
+array, the whole design in one model call, no R-exact arithmetic or number formatting — and
+returns iml's results table. DESIGN.md makes pyiml pure Python on numpy and pandas, so a bare
+version's time estimates the least such an implementation needs; where the bare ratio is above 3,
+the target cannot be met by one.
+
+ALE and PDP+ICE are checked to give pyiml's numbers (max abs diff in the table). FeatureImp and
+Shapley draw their own permutations, so their numbers differ from pyiml's by the Monte-Carlo
+error; they do the same amount of work (the same rows predicted or fewer). Shapley's bare
+version formats feature values with ``{:.7g}``, cheaper than R's rules that pyiml follows. At
+n = 100,000 only ALE 1-D and Shapley are timed, the cases where pyiml is above 3 times the floor
+there; ALE 2-D and Interaction have no bare version.
+
+Run ``python -m parity.bounds`` (also part of ``make bench``); writes ``docs/bounds.md``.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Callable, List, NamedTuple, Optional
+
+import numpy as np
+import pandas as pd
+
+import pyiml
+from pyiml._algorithms.grids import ale_interval
+from pyiml._algorithms.rstats import order_statistics, type1_ranks
+
+from .bench import _median_times, friedman_data, friedman_f
+from .bench_cases import _floor
+
+G = 20      # grid size of the ALE and PDP cases, as in the bench
+M = 100     # Shapley's sample size
+R = 5       # FeatureImp's repetitions
+
+
+#: From this n on, only the cases whose pyiml/floor ratio in docs/benchmarks.md is above 3. The
+#: others' designs are millions of rows (G·n, p·R·n), which pyiml predicts in ``batch_size``
+#: chunks through one reused buffer; a bare version that builds them whole is slower than pyiml.
+LARGE = 10_000
+LARGE_CASES = ("ALE 1-D", "Shapley 1 row", "Shapley 100 rows")
+
+
+class Bound(NamedTuple):
+    name: str
+    n: int
+    floor_rows: int
+    bare: Callable[[], object]
+    pyiml: Callable[[], object]
+    check: Optional[Callable[[], float]] = None   # max abs diff of bare vs pyiml
+
+
+def _frame(D: np.ndarray, cols) -> pd.DataFrame:
+    """A (p, m) design as the model's frame, each column contiguous (no copy)."""
+    return pd.DataFrame(D.T, columns=cols, copy=False)
+
+
+def bare_ale(E: np.ndarray, cols, j: int = 0) -> pd.DataFrame:
+    """1-D ALE of feature ``j``: type-1 quantile grid, intervals, lower/upper design in one call."""
+    p, n = E.shape
+    x = E[j]
+    z = np.unique(order_statistics(x, type1_ranks(n, np.linspace(0, 1, G + 1))))
+    k = ale_interval(x, z)
+    D = np.empty((p, 2 * n))
+    D[:, :n] = E
+    D[:, n:] = E
+    D[j, :n] = z[k - 1]
+    D[j, n:] = z[k]
+    pr = np.asarray(friedman_f(_frame(D, cols)), dtype=float)
+    K = z.size - 1
+    cnt = np.bincount(k - 1, minlength=K)
+    s = np.bincount(k - 1, weights=pr[n:] - pr[:n], minlength=K)
+    dm = np.where(cnt > 0, s / np.maximum(cnt, 1), 0.0)
+    C = np.concatenate(([0.0], np.cumsum(dm)))
+    vals = C - ((C[:-1] + C[1:]) / 2 * cnt).sum() / cnt.sum()
+    return pd.DataFrame({".type": np.full(vals.size, "ale", dtype=object), ".value": vals, cols[j]: z}, copy=False)
+
+
+def bare_pdp_ice(E: np.ndarray, cols, j: int = 0):
+    """1-D PDP+ICE of feature ``j``: equidistant grid, G·n design in one call, the PDP rows and
+    the ICE matrix (pyiml's constructor also defers the long ICE table)."""
+    p, n = E.shape
+    x = E[j]
+    lo, hi = x.min(), x.max()
+    grid = lo + np.arange(G) * ((hi - lo) / (G - 1))
+    D = np.empty((p, G * n))
+    D.reshape(p, G, n)[:] = E[:, None, :]
+    D[j].reshape(G, n)[:] = grid[:, None]
+    ice = np.asarray(friedman_f(_frame(D, cols)), dtype=float).reshape(G, n)
+    pdp = pd.DataFrame({cols[j]: grid, ".value": ice.mean(axis=1), ".type": np.full(G, "pdp", dtype=object)}, copy=False)
+    return pdp, ice
+
+
+def bare_feature_imp(E: np.ndarray, cols, y: np.ndarray, rng: np.random.Generator) -> pd.DataFrame:
+    """FeatureImp (mae, ratio): R permutations shared by the p features, the p·R·n permuted rows
+    and the data in one call."""
+    p, n = E.shape
+    perms = rng.permuted(np.tile(np.arange(n), (R, 1)), axis=1)
+    D = np.empty((p, p * R + 1, n))
+    D[:] = E[:, None, :]
+    for j in range(p):
+        D[j, j * R:(j + 1) * R] = E[j][perms]
+    pr = np.asarray(friedman_f(_frame(D.reshape(p, -1), cols)), dtype=float).reshape(p * R + 1, n)
+    err = np.abs(pr - y).mean(axis=1)
+    ratio = (err[:-1] / err[-1]).reshape(p, R)
+    imp = np.median(ratio, axis=1)
+    q = np.quantile(ratio, [0.05, 0.95], axis=1)
+    o = np.argsort(-imp, kind="stable")
+    return pd.DataFrame({"feature": np.asarray(cols, dtype=object)[o], "importance.05": q[0][o], "importance": imp[o],
+                         "importance.95": q[1][o], "permutation.error": np.median(err[:-1].reshape(p, R), axis=1)[o]})
+
+
+def bare_shapley(E: np.ndarray, cols, xs: np.ndarray, rng: np.random.Generator) -> pd.DataFrame:
+    """Shapley for the points ``xs`` (p, r): per sample the chain of p + 1 rows from z to x (p
+    rows predicted, as pyiml does, instead of iml's 2p), the points and the data (the average
+    prediction) in one call."""
+    p, n = E.shape
+    r = xs.shape[1]
+    S = r * M
+    bg = rng.integers(0, n, S).reshape(r, M)
+    rank = rng.permuted(np.tile(np.arange(p), (S, 1)), axis=1).T      # (p, S): position of each feature
+    zr = np.take_along_axis(bg, rng.integers(0, M, S).reshape(r, M), axis=1).ravel()
+    X, Z = xs[:, np.repeat(np.arange(r), M)], E[:, zr]
+    D = np.empty((p, p * S + r + n))
+    for t in range(p):          # chain row t: x on the features ranked before t
+        np.copyto(D[:, t * S:(t + 1) * S], np.where(rank < t, X, Z))
+    D[:, p * S:p * S + r] = xs
+    D[:, p * S + r:] = E
+    pr = np.asarray(friedman_f(_frame(D, cols)), dtype=float)
+    chain = pr[:p * S].reshape(p, S)
+    step = np.empty((p, S))
+    step[:p - 1] = chain[1:] - chain[:-1]
+    step[p - 1] = np.repeat(pr[p * S:p * S + r], M) - chain[p - 1]
+    diff = np.take_along_axis(step, rank, axis=0).reshape(p, r, M)
+    fv = [f"{c}={v:.7g}" for i in range(r) for c, v in zip(cols, xs[:, i])]
+    return pd.DataFrame({"feature": np.tile(np.asarray(cols, dtype=object), r), "phi": diff.mean(axis=2).T.ravel(),
+                         "phi.var": diff.var(axis=2, ddof=1).T.ravel(), "feature.value": fv}, copy=False)
+
+
+def bounds(n: int):
+    """(data features, the bounds at ``n``)."""
+    data = friedman_data(n)
+    X = data.drop(columns="y")
+    cols = X.columns
+    p = len(cols)
+    E = np.ascontiguousarray(X.to_numpy().T)
+    y = data["y"].to_numpy()
+    predictor = pyiml.Predictor(data=data, y="y", predict_function=friedman_f, batch_size=100_000)
+    rng = np.random.default_rng(1)
+
+    def ale_diff() -> float:
+        a = bare_ale(E, cols)
+        b = pyiml.FeatureEffect(predictor, "x1", method="ale", grid_size=G).results
+        return float(np.abs(a[".value"].to_numpy() - b[".value"].to_numpy()).max())
+
+    def pdp_diff() -> float:
+        pdp, ice = bare_pdp_ice(E, cols)
+        eff = pyiml.FeatureEffect(predictor, "x1", method="pdp+ice", grid_size=G)
+        res = eff.results
+        got = res[res[".type"] == "pdp"][".value"].to_numpy()
+        ice_py = res[res[".type"] == "ice"].sort_values([".id", "x1"])[".value"].to_numpy().reshape(n, G).T
+        return float(max(np.abs(got - pdp[".value"].to_numpy()).max(), np.abs(ice_py - ice).max()))
+
+    out = [
+        Bound("ALE 1-D (grid 20)", n, 2 * n, lambda: bare_ale(E, cols),
+              lambda: pyiml.FeatureEffect(predictor, "x1", method="ale", grid_size=G), ale_diff),
+        Bound("PDP+ICE 1-D (grid 20)", n, G * n, lambda: bare_pdp_ice(E, cols),
+              lambda: pyiml.FeatureEffect(predictor, "x1", method="pdp+ice", grid_size=G), pdp_diff),
+        Bound("FeatureImp (mae, 5 reps)", n, p * R * n + n, lambda: bare_feature_imp(E, cols, y, rng),
+              lambda: pyiml.FeatureImp(predictor, loss="mae", n_repetitions=R, random_state=1)),
+        Bound("Shapley 1 row (M 100)", n, 2 * M * p + n + 1, lambda: bare_shapley(E, cols, E[:, :1], rng),
+              lambda: pyiml.Shapley(predictor, x_interest=X.iloc[:1], sample_size=M, random_state=1)),
+    ]
+    if n >= 100:
+        out.append(Bound("Shapley 100 rows (M 100)", n, 100 * 2 * M * p + n + 100,
+                         lambda: bare_shapley(E, cols, E[:, :100], rng),
+                         lambda: pyiml.Shapley(predictor, x_interest=X.iloc[:100], sample_size=M, random_state=1)))
+    if n >= LARGE:
+        out = [b for b in out if b.name.split(" (")[0] in LARGE_CASES]
+    return X, out
+
+
+def run(sizes, repeats: int) -> pd.DataFrame:
+    rows = []
+    for n in sizes:
+        X, todo = bounds(n)
+        for b in todo:
+            t = _median_times({"floor": _floor(X, b.floor_rows), "bare": b.bare, "pyiml": b.pyiml}, repeats)
+            diff = b.check() if b.check is not None else None
+            rows.append(dict(method=b.name, n=n, floor=t["floor"], bare=t["bare"], pyiml=t["pyiml"],
+                             bare_floor=t["bare"] / t["floor"], pyiml_floor=t["pyiml"] / t["floor"], diff=diff))
+            r = rows[-1]
+            print(f"{b.name:28s} {n:>7d}  floor {r['floor']:.4g}s  bare {r['bare']:.4g}s  pyiml {r['pyiml']:.4g}s  "
+                  f"bare/floor {r['bare_floor']:.2f}  pyiml/floor {r['pyiml_floor']:.2f}", flush=True)
+    return pd.DataFrame(rows)
+
+
+def to_markdown(table: pd.DataFrame, repeats: int) -> str:
+    head = ["# Lower bounds of the floor ratios", "",
+            "Written by `python -m parity.bounds` (part of `make bench`). " + __doc__.split("\n\n")[1].replace("\n", " "),
+            "", __doc__.split("\n\n")[2].replace("\n", " "), "",
+            f"Seconds are medians of {repeats} runs (the three take turns); the floor is the bench's.", "",
+            "| method | n | floor s | bare s | pyiml s | bare/floor | pyiml/floor | bare vs pyiml max abs diff |",
+            "|---|---|---|---|---|---|---|---|"]
+    for r in table.itertuples():
+        diff = "— (own draws)" if r.diff is None or pd.isna(r.diff) else f"{r.diff:.3g}"
+        head.append(f"| {r.method} | {r.n:,} | {r.floor:.4g} | {r.bare:.4g} | {r.pyiml:.4g} | {r.bare_floor:.2f} | "
+                    f"{r.pyiml_floor:.2f} | {diff} |")
+    return "\n".join(head) + "\n"
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m parity.bounds", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sizes", default="1000,100000")
+    ap.add_argument("--repeats", type=int, default=21)
+    ap.add_argument("--out", default=str(Path(__file__).resolve().parent.parent / "docs" / "bounds.md"))
+    args = ap.parse_args(argv)
+    table = run([int(s) for s in args.sizes.split(",")], args.repeats)
+    Path(args.out).write_text(to_markdown(table, args.repeats))
+    print(f"\nwritten to {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
