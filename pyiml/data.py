@@ -55,6 +55,14 @@ def _numbers_as_numbers(y: pd.DataFrame) -> pd.DataFrame:
     return y
 
 
+def _refuse_duplicated_names(columns, argument: str) -> None:
+    """``ValueError`` naming the column names that ``columns`` holds more than once."""
+    cols = pd.Index(columns)
+    if cols.duplicated().any():
+        dup = list(dict.fromkeys(cols[cols.duplicated()]))
+        raise ValueError(f"{argument} has duplicated column names {dup!r}: make them unique")
+
+
 def feature_type(column: pd.Series, name: str = "column") -> str:
     """iml's feature type of a pandas column.
 
@@ -170,9 +178,7 @@ class Data:
                 f"data column names must be strings, got {bad[:5]!r}: rename them, e.g. "
                 "df.columns = [str(c) for c in df.columns]"
             )
-        if X.columns.duplicated().any():
-            dup = list(X.columns[X.columns.duplicated()])
-            raise ValueError(f"data has duplicated column names {dup!r}: make them unique")
+        _refuse_duplicated_names(X.columns, "data")
         n = len(X)
         if n == 0:
             raise ValueError("data has no rows: pass the data (at least one row) the model is explained with")
@@ -190,10 +196,7 @@ class Data:
             if len(y) != n:
                 raise ValueError(f"y has {len(y)} rows but data has {n}: they must match")
             _check_y_order(y, X)
-            names = [str(c) for c in y.columns]
-            if len(set(names)) != len(names):
-                dup = sorted({c for c in names if names.count(c) > 1})
-                raise ValueError(f"y has duplicated column names {dup!r}: make them unique")
+            _refuse_duplicated_names([str(c) for c in y.columns], "y")
             clash = [c for c in y.columns if c in X.columns]
             if clash:
                 raise ValueError(f"colnames of y and X have to be different: {clash!r} are in both")
@@ -294,9 +297,7 @@ class Data:
         """
         if not isinstance(newdata, pd.DataFrame):
             raise TypeError(f"{argument} must be a pandas DataFrame, not {type(newdata).__name__}")
-        if newdata.columns.duplicated().any():
-            dup = list(dict.fromkeys(newdata.columns[newdata.columns.duplicated()]))
-            raise ValueError(f"{argument} has duplicated column names {dup!r}: make them unique")
+        _refuse_duplicated_names(newdata.columns, argument)
         missing = [c for c in self.feature_names if c not in newdata.columns]
         if missing:
             hint = ""

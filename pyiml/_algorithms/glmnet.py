@@ -60,7 +60,7 @@ from typing import List, Optional, Sequence
 
 import numpy as np
 
-from .rstats import r_arithmetic, r_exp, r_seq_sum
+from .rstats import r_arithmetic, r_exp, r_log, r_seq_sum
 
 __all__ = ["GlmnetFit", "glmnet", "predict"]
 
@@ -310,17 +310,9 @@ def _fix_lam(lam):
     """R's ``fix.lam``: replace the infinite first lambda by extrapolation from the next two."""
     lam = np.array(lam, dtype=float)
     if lam.size > 2:  # the C library's log and exp, as R's (numpy's log may differ in the last bit)
-        lam[0] = math.exp(2.0 * _r_log(lam[1]) - _r_log(lam[2]))
+        lg = r_log(lam[1:3])   # R's log: -Inf at 0, NaN below (a path whose lambdas are 0 or NaN)
+        lam[0] = math.exp(2.0 * float(lg[0]) - float(lg[1]))
     return lam
-
-
-def _r_log(x: float) -> float:
-    """R's ``log`` of a double: ``-Inf`` at 0 and NaN below, so that a path whose lambdas are 0
-    or NaN gets R's NaN ``lambda[1]`` instead of Python's "math domain error"."""
-    x = float(x)
-    if x > 0:
-        return math.log(x)
-    return -math.inf if x == 0 else math.nan
 
 
 # ------------------------------------------------------------------------------------------
