@@ -7,27 +7,18 @@ results once, in its constructor (``_run``: sample, build the design, predict it
 """
 from __future__ import annotations
 
+import contextlib
 import numbers
-import sys
 import warnings
 from typing import Optional
 
 import numpy as np
 import pandas as pd
 
+from .data import user_stacklevel
 from .predictor import Predictor
 
 __all__ = ["InterpretationMethod", "check_int", "check_bool", "user_stacklevel", "refuse_result_names"]
-
-
-def user_stacklevel() -> int:
-    """``stacklevel`` for a warning raised in the caller: the first frame outside pyiml."""
-    f = sys._getframe(2)
-    level = 2
-    while f is not None and f.f_globals.get("__name__", "").startswith("pyiml"):
-        f = f.f_back
-        level += 1
-    return level
 
 
 def refuse_result_names(features, is_result_column, results: str, columns: str) -> None:
@@ -82,6 +73,20 @@ class InterpretationMethod:
     def _flush(self) -> None:
         self.results = None
         self._finished = False
+
+    @contextlib.contextmanager
+    def _all_or_nothing(self):
+        """A recomputation (``explain``, ``center``, ``set_feature``) that fails — a bad argument,
+        or the model failing on the new design — leaves the object as it was, results included
+        (iml leaves it half changed: the new point or centre with no results). Random draws the
+        failed call made from a shared source (``RRandom``) stay drawn, as in R."""
+        saved = self.__dict__.copy()
+        try:
+            yield
+        except BaseException:
+            self.__dict__.clear()
+            self.__dict__.update(saved)
+            raise
 
     def _warn_if_model_draws(self, source) -> None:
         """Warn when R's draws are replayed (``source`` is R-exact, e.g. :class:`pyiml.RRandom`)

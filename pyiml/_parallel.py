@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numbers
 import os
+import threading
 import time
 import weakref
 from concurrent.futures import ThreadPoolExecutor
@@ -12,8 +13,11 @@ __all__ = ["check_n_jobs", "min_items", "split_chunks", "map_items", "THREAD_MIN
 
 
 def check_n_jobs(n_jobs) -> int:
+    """``n_jobs`` as a number of threads: None is 1 (as in scikit-learn and joblib), -1 all cores."""
+    if n_jobs is None:
+        return 1
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0 or n_jobs < -1:
-        raise ValueError(f"n_jobs must be a positive integer or -1 (all cores), got {n_jobs!r}")
+        raise ValueError(f"n_jobs must be a positive integer, -1 (all cores) or None (1), got {n_jobs!r}")
     return _cpus() if n_jobs == -1 else int(n_jobs)
 
 
@@ -60,6 +64,7 @@ RECHECK_EVERY = 16
 #: The last measured decision per kind of work ``(desc, key)``: [threads pay, calls since,
 #: weak reference to the key object (None for plain keys)].
 _THREADS_PAY: dict = {}
+_PAY_LOCK = threading.Lock()   # methods run from several threads at once share _THREADS_PAY
 
 
 def _slot(desc: str, key):
@@ -74,7 +79,8 @@ def _slot(desc: str, key):
 
 
 def _known(slot, ref):
-    known = _THREADS_PAY.get(slot)
+    with _PAY_LOCK:
+        known = _THREADS_PAY.get(slot)
     if known is not None and ref is not None and (known[2] is None or known[2]() is not ref()):
         return None   # a decision about another object that had the same id
     return known
@@ -125,7 +131,8 @@ def map_items(fn: Callable, items: list, n_jobs: int, batch_size: int, progress:
         known = _known(slot, ref)
         use_known = known is not None and (known[1] < RECHECK_EVERY or len(items) <= workers)
         if use_known:
-            known[1] += 1
+            with _PAY_LOCK:
+                known[1] += 1
             if not known[0]:
                 if whole is None:
                     return [run(x) for x in items]
@@ -143,9 +150,10 @@ def map_items(fn: Callable, items: list, n_jobs: int, batch_size: int, progress:
             out += list(ex.map(run, items[1:1 + workers]))
             together = time.perf_counter() - t0
             pays = together < THREAD_GAIN * workers * alone
-            for k in [k for k, v in _THREADS_PAY.items() if v[2] is not None and v[2]() is None]:
-                del _THREADS_PAY[k]   # decisions about freed predictors
-            _THREADS_PAY[slot] = [pays, 0, ref]
+            with _PAY_LOCK:
+                for k in [k for k, v in _THREADS_PAY.items() if v[2] is not None and v[2]() is None]:
+                    del _THREADS_PAY[k]   # decisions about freed predictors
+                _THREADS_PAY[slot] = [pays, 0, ref]
             rest = items[1 + workers:]
             out += list(ex.map(run, rest)) if pays else [run(x) for x in rest]
             return out

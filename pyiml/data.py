@@ -4,6 +4,7 @@ R equivalent: iml's internal R6 class ``Data`` (spec §3).
 """
 from __future__ import annotations
 
+import sys
 import warnings
 from typing import Dict, List, Optional, Sequence
 
@@ -15,6 +16,16 @@ from .random import as_random_source
 __all__ = ["Data", "feature_type", "extension_values", "numbers_in_objects", "FEATURE_TYPES", "NUMBER_KINDS"]
 
 FEATURE_TYPES = ("numerical", "integer", "categorical")
+
+
+def user_stacklevel() -> int:
+    """``stacklevel`` for a warning raised in the caller: the first frame outside pyiml."""
+    f = sys._getframe(2)
+    level = 2
+    while f is not None and f.f_globals.get("__name__", "").startswith("pyiml"):
+        f = f.f_back
+        level += 1
+    return level
 
 
 def extension_values(values, dtype, n: int):
@@ -309,7 +320,8 @@ class Data:
             raise ValueError(f"Missing columns: {', '.join(missing)} ({argument} must have every feature column){hint}")
         extra = [c for c in newdata.columns if c not in self.feature_names]
         if extra:
-            warnings.warn(f"Dropping additional columns: {', '.join(map(str, extra))}", UserWarning, stacklevel=3)
+            warnings.warn(f"Dropping additional columns: {', '.join(map(str, extra))}", UserWarning,
+                          stacklevel=user_stacklevel())
         return newdata.loc[:, self.feature_names]
 
     # ------------------------------------------------------------------ helpers for methods

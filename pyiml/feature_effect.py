@@ -30,6 +30,7 @@ in ALE order.
 """
 from __future__ import annotations
 
+import copy
 import functools
 
 import numbers
@@ -200,6 +201,8 @@ class _LazyResults:
 
     @property
     def results(self):
+        """The results table(s), as iml's ``$results`` (made when first read where they are large:
+        the long table of ICE curves)."""
         d = self.__dict__
         if d.get("_build_results") is not None:
             with _BUILD_LOCK:
@@ -332,7 +335,7 @@ class FeatureEffect(_LazyResults, InterpretationMethod):
         self._random = None if random_state is None else as_random_source(random_state)
         feats = _check_features(feature, self.sampler.feature_names, self.method)
         self._grid_size_original = _check_grid_size(grid_size, len(feats))
-        self._grid_points = grid_points
+        self._grid_points = copy.deepcopy(grid_points)   # the caller's list may change later (R copies)
         self._anchor = _check_center_at(center_at)
         self._curve = None
         self._set_feature(feats)
@@ -671,14 +674,10 @@ class FeatureEffect(_LazyResults, InterpretationMethod):
         shifts the ALE curve to 0 at ``center_at``).
         """
         anchor = _check_center_at(center_at)
-        saved = self.__dict__.copy()
-        try:
+        with self._all_or_nothing():
             self._anchor = anchor
             self._validate()
             self._run(force=True)
-        except BaseException:
-            self._restore(saved)
-            raise
 
     def set_feature(self, feature: Union[str, Sequence[str]]) -> None:
         """Compute the effect of another feature (or pair) with the same settings.
@@ -687,19 +686,9 @@ class FeatureEffect(_LazyResults, InterpretationMethod):
         ``center_at`` are kept and apply to the new feature(s).
         """
         feats = _check_features(feature, self.sampler.feature_names, self.method)
-        saved = self.__dict__.copy()
-        try:
+        with self._all_or_nothing():
             self._set_feature(feats)
             self._run(force=True)
-        except BaseException:
-            self._restore(saved)
-            raise
-
-    def _restore(self, saved: dict) -> None:
-        """Undo a failed :meth:`center` / :meth:`set_feature` (a bad argument, or the model
-        failing on the new design): the object is again as it was, results included."""
-        self.__dict__.clear()
-        self.__dict__.update(saved)
 
     # ---------------------------------------------------------------- printing and plotting
     def _params_repr(self) -> list:
@@ -826,8 +815,8 @@ class FeatureEffects(_LazyResults, InterpretationMethod):
         ``future_lapply`` calls advance it (each feature draws from its own stream), so later
         random calls continue R's sequence. Later calls on an effect (``center``,
         ``set_feature``) draw from this source, as iml's draw from R's session generator.
-    n_jobs : int, default 1
-        Threads over groups of features (-1: all cores), each predicting its features' designs
+    n_jobs : int or None, default 1
+        Threads over groups of features (-1: all cores, None: 1), each predicting its features' designs
         in its own stream of batches. Threads are used only when the predictor's
         ``batch_size`` is at least 10 000 rows (smaller model calls are dominated by Python
         work that threads cannot share), and kept only where they are measured to pay (see
@@ -916,8 +905,11 @@ class FeatureEffects(_LazyResults, InterpretationMethod):
             for fe in effects.values():           # later calls on an effect (center, set_feature) run
                 fe._random = rs                   # in R's session: they draw from its generator
         # iml makes results in the constructor: they are this run's effects even if an effect is
-        # changed (center, set_feature, ...) before results are first read
-        sources = {f: fe._results_source() for f, fe in effects.items()}
+        # changed (center, set_feature, an edit of its results table) before results are first
+        # read. A table already made is copied now; an ICE table is made once, when it is first
+        # read, and shared with the effect until then
+        sources = {f: (src.copy() if isinstance(src, pd.DataFrame) else src)
+                   for f, src in ((f, fe._results_source()) for f, fe in effects.items())}
         self._defer_results(functools.partial(self._results_of_effects, sources))
         self._multiclass = any(fe._multiclass for fe in effects.values())
         self._finished = True

@@ -91,8 +91,8 @@ class FeatureImp(InterpretationMethod):
         the results equal iml's to the last bits. With any other source all groups share one
         set of ``n_repetitions`` permutations and the losses use numpy's float64 sums (faster;
         see docs/differences.md).
-    n_jobs : int, default 1
-        Threads over feature groups (-1: all cores), used only when the predictor's
+    n_jobs : int or None, default 1
+        Threads over feature groups (-1: all cores, None: 1), used only when the predictor's
         ``batch_size`` is at least 10 000 rows and kept only where they are measured to pay
         (see docs/differences.md). Results do not depend on it.
     progress : bool, default False

@@ -99,7 +99,7 @@ class Interaction(InterpretationMethod):
         order each partial dependence is added up in: results equal iml's to the bit. With a
         numpy source one grid is drawn and shared by all features, which lets pyiml reuse
         partial dependences across features, and no permutations are drawn.
-    n_jobs : int, default 1
+    n_jobs : int or None, default 1
         Threads over features, used only when the predictor's ``batch_size`` is at
         least 10 000 rows and kept only where they are measured to pay (see
         docs/differences.md); results do not depend on it.

@@ -213,9 +213,10 @@ class LocalModel(InterpretationMethod):
         The predictions of the data do not depend on the point and are reused.
         """
         x = self._point(x_interest)
-        self._flush()
-        self.x_interest = x
-        self._run()
+        with self._all_or_nothing():   # a failing fit leaves the previous point's results
+            self._flush()
+            self.x_interest = x
+            self._run()
         return self
 
     # ------------------------------------------------------------------ run

@@ -35,6 +35,10 @@ def _np_mean(x) -> float:
     return float(np.mean(x)) if x.size else float("nan")
 
 
+def _np_sum(x) -> float:
+    return float(np.sum(x))
+
+
 def _np_median(x) -> float:
     x = np.asarray(x, dtype=float).ravel()
     return float(np.median(x)) if x.size else float("nan")
@@ -45,7 +49,7 @@ def _np_median(x) -> float:
 _EXACT = _Arithmetic(r_mean, r_sum, r_median, r_log)
 #: numpy's float64 arithmetic: the same values up to rounding in the last bits, several times
 #: faster on long vectors (used by FeatureImp when the random source is not R-exact).
-_FAST = _Arithmetic(_np_mean, lambda x: float(np.sum(x)), _np_median, np.log)
+_FAST = _Arithmetic(_np_mean, _np_sum, _np_median, np.log)   # module functions: losses pickle
 
 
 def _num(x) -> np.ndarray:

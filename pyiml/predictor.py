@@ -259,6 +259,23 @@ def _statsmodels_predict(m, newdata):
     return np.asarray(m.predict(X[names]))
 
 
+def _check_class(class_) -> Optional[List[str]]:
+    """``class_`` as a list of distinct strings (None stays None)."""
+    if class_ is None:
+        return None
+    if isinstance(class_, (str, int, np.integer)):
+        class_ = [str(class_)]
+    elif isinstance(class_, (list, tuple, np.ndarray, pd.Index)) and len(class_) > 0 and all(
+            isinstance(c, (str, int, np.integer)) for c in class_):
+        class_ = [str(c) for c in class_]
+    else:
+        raise TypeError(f"class_ must be a class label (str) or a list of them, got {class_!r}")
+    dup = sorted({c for c in class_ if class_.count(c) > 1})
+    if dup:
+        raise ValueError(f"class_ lists {dup} more than once: give each class once")
+    return class_
+
+
 def prediction_function(model=None, predict_function: Optional[Callable] = None,
                         type: Optional[str] = None) -> Callable[[pd.DataFrame], pd.DataFrame]:
     """The function that turns ``newdata`` into a prediction frame with iml's column names.
@@ -371,7 +388,9 @@ class Predictor:
     model : object, optional
         A fitted model: a scikit-learn estimator or pipeline (``predict``; classifiers use
         ``predict_proba`` unless ``type="class"``), a statsmodels results object, an
-        :class:`r_bridge.RModel`, or a plain callable ``f(newdata)``.
+        :class:`r_bridge.RModel`, or a plain callable ``f(newdata)``. Like ``predict_function``
+        (below), the model must not change the frame it is given in place (a custom
+        transformer that edits its input): that frame may share memory with ``data``.
     data : pandas.DataFrame
         The data to explain the model with (features, optionally the target), at least one
         row. Required.
@@ -434,17 +453,7 @@ class Predictor:
             predict_function = predict_fun
         if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer, float)) or not np.isfinite(batch_size) or batch_size < 1:
             raise ValueError(f"batch_size must be a number >= 1, got {batch_size!r}")
-        if class_ is not None:
-            if isinstance(class_, (str, int, np.integer)):
-                class_ = [str(class_)]
-            elif isinstance(class_, (list, tuple, np.ndarray, pd.Index)) and len(class_) > 0 and all(
-                    isinstance(c, (str, int, np.integer)) for c in class_):
-                class_ = [str(c) for c in class_]
-            else:
-                raise TypeError(f"class_ must be a class label (str) or a list of them, got {class_!r}")
-            dup = sorted({c for c in class_ if class_.count(c) > 1})
-            if dup:
-                raise ValueError(f"class_ lists {dup} more than once: give each class once")
+        class_ = _check_class(class_)
         if model is None and predict_function is None:
             raise ValueError("Provide a model, a predict_function or both!")
         if model is not None and predict_function is None and callable(model) and not hasattr(model, "predict") \
@@ -469,7 +478,7 @@ class Predictor:
         self.data = Data(data, y=y)
         self.model = model
         self.predict_function = predict_function
-        self.class_: Optional[List[str]] = class_
+        self._class: Optional[List[str]] = class_
         self.type = type
         self.batch_size = int(batch_size)
         self.task = self._infer_task()
@@ -486,6 +495,20 @@ class Predictor:
         self.output_names: Optional[List[str]] = None
         self._selection: Optional[tuple] = None    # (raw output names, column index of class_ or None)
         self._label_levels: Optional[list] = None   # classes of label predictions, from data
+
+    @property
+    def class_(self) -> Optional[List[str]]:
+        """The output column(s) kept (R: ``$class``), as strings; None keeps every output.
+
+        Assigning it (``p.class_ = "virginica"``, or None) applies to the next prediction, as iml
+        reads ``$class`` on every ``predict``; objects computed before keep their results."""
+        return self._class
+
+    @class_.setter
+    def class_(self, value) -> None:
+        self._class = _check_class(value)
+        self._selection = None      # chosen again on the next prediction
+        self.output_names = None
 
     # ------------------------------------------------------------------ set-up
     def _infer_task(self) -> str:

@@ -230,7 +230,7 @@ class Shapley(InterpretationMethod):
         background sample, then per sample a feature order and a background row), so results
         equal iml's after ``set.seed``; several rows equal successive ``explain()`` calls in R.
         The source is kept: later :meth:`explain` calls continue it, as R's session does.
-    n_jobs : int, default 1
+    n_jobs : int or None, default 1
         Threads over rows of ``x_interest``, used only when the predictor's ``batch_size`` is at
         least 10 000 rows and kept only where they are measured to pay (see
         docs/differences.md); results do not depend on it.
@@ -282,9 +282,10 @@ class Shapley(InterpretationMethod):
     def explain(self, x_interest: pd.DataFrame) -> "Shapley":
         """Explain new point(s) of interest (R: ``$explain(x.interest)``); returns self."""
         x = check_x_interest(self.sampler, x_interest)
-        self._flush()
-        self.x_interest = x
-        self._run()
+        with self._all_or_nothing():   # a failing model leaves the previous point's results
+            self._flush()
+            self.x_interest = x
+            self._run()
         self._warn_if_model_draws(self._rs)
         return self
 

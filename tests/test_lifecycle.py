@@ -29,7 +29,9 @@ def test_predictor_with_a_scikit_learn_model_pickles(data):
     # was "Can't pickle local object '_raw_prediction.<locals>.<lambda>'", for every method too
     p = Predictor(_fit(data), data=data, y="y")
     objs = [p, FeatureImp(p, "mae", random_state=RRandom(1)), FeatureEffect(p, "a", method="pdp+ice", grid_size=4),
-            Shapley(p, data.drop(columns="y").iloc[[2]], sample_size=10, random_state=RRandom(2))]
+            Shapley(p, data.drop(columns="y").iloc[[2]], sample_size=10, random_state=RRandom(2)),
+            # numpy sources: the loss in numpy's arithmetic held a lambda ("Can't pickle <lambda>")
+            FeatureImp(p, "mae", random_state=1), FeatureImp(p, "rmse", compare="difference")]
     for obj in objs:
         back = pickle.loads(pickle.dumps(obj))
         if obj is p:
@@ -95,6 +97,61 @@ def test_failed_recomputation_leaves_the_effect_as_it_was(data, change):
     assert fe.center_at is None and fe.feature_name == ["a"]
     assert np.isfinite(fe.predict([0.5])).all()
     fe.plot()
+
+
+@pytest.mark.parametrize("cls", ["Shapley", "LocalModel"])
+def test_failed_explain_leaves_the_previous_point(data, cls):
+    # was: x_interest the new point, results None, contributions the old point's; plot() then
+    # said "call run() first!"
+    import pyiml
+    fail = {"on": False}
+
+    def f(nd):
+        if fail["on"] and len(nd) < len(data):   # the data's own predictions are made once, first
+            raise RuntimeError("model down")
+        return (3 * nd["a"] - nd["b"] + nd["a"] * nd["c"]).to_numpy()
+    X = data.drop(columns="y")
+    kw = ({"sample_size": 10, "random_state": 1} if cls == "Shapley" else
+          {"k": 2, "dist_fun": "euclidean", "kernel_width": 0.05})
+    obj = getattr(pyiml, cls)(Predictor(predict_function=f, data=X), X.iloc[[1]], **kw)
+    before, x_before = obj.results.copy(), obj.x_interest.copy()
+    if cls == "Shapley":
+        fail["on"] = True
+        with pytest.raises(RuntimeError, match="model down"):
+            obj.explain(X.iloc[[5]])
+        fail["on"] = False
+    else:   # LocalModel predicts the data once: its explain fails on a point far from every row
+        with pytest.raises(ValueError, match="every weight"):
+            obj.explain(X.iloc[[5]] + 100)
+    pd.testing.assert_frame_equal(obj.results, before)
+    pd.testing.assert_frame_equal(obj.x_interest, x_before)
+    obj.plot()
+    obj.explain(X.iloc[[5]])    # and it explains the next point as a fresh object would
+    fresh = getattr(pyiml, cls)(Predictor(predict_function=f, data=X), X.iloc[[5]], **kw)
+    if cls == "LocalModel":
+        pd.testing.assert_frame_equal(obj.results, fresh.results)
+
+
+@pytest.mark.parametrize("kind", ["list", "array"])
+def test_grid_points_changed_by_the_caller_later_do_not_move_the_grid(data, kind):
+    # center() and set_feature() recomputed on the caller's edited list (R copies arguments)
+    pts = [0.1, 0.3, 0.5, 0.7, 0.9] if kind == "list" else np.array([0.1, 0.3, 0.5, 0.7, 0.9])
+    fe = FeatureEffect(Predictor(_fit(data), data=data, y="y"), "a", method="pdp", grid_points=pts)
+    pts[0] = 0.05
+    fe.center(0.5)
+    assert fe.results["a"].tolist() == [0.1, 0.3, 0.5, 0.7, 0.9]
+
+
+@pytest.mark.parametrize("method", ["pdp", "ale"])
+def test_feature_effects_results_are_the_run_s_not_a_later_edit(data, method):
+    # an in-place edit of an effect's table before fes.results was first read showed up in it
+    from pyiml import FeatureEffects
+    p = Predictor(_fit(data), data=data, y="y")
+    want = FeatureEffects(p, method=method, grid_size=4).results
+    fes = FeatureEffects(p, method=method, grid_size=4)
+    fes.effects["a"].results[".value"] = -1.0
+    for f in want:
+        pd.testing.assert_frame_equal(fes.results[f], want[f])
 
 
 @contextlib.contextmanager

@@ -105,3 +105,48 @@ def test_whole_replaces_the_items_once_threads_are_known_to_lose():
     seen.clear()
     out = map_items(fn, [1, 2, 3], n_jobs=2, batch_size=10 ** 5, progress=False, desc="w", whole=lambda: "all")
     assert out == ["all"] and seen == []
+
+
+def test_n_jobs_none_is_one_as_in_scikit_learn():
+    assert _parallel.check_n_jobs(None) == 1
+    with pytest.raises(ValueError, match="None"):
+        _parallel.check_n_jobs(0)
+
+
+def test_methods_run_from_many_threads_share_the_decisions_safely():
+    """Methods with n_jobs > 1 run at once from several user threads: the shared decisions
+    (and their clean-up of freed predictors) never fail ('dictionary changed size during
+    iteration', KeyError), and each result is the serial one."""
+    import sys
+    import weakref
+    from concurrent.futures import ThreadPoolExecutor
+
+    import numpy as np
+    import pandas as pd
+
+    from pyiml import Predictor, Shapley
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.uniform(size=40), "b": rng.normal(size=40), "c": rng.uniform(size=40)})
+
+    def f(d):
+        return (3 * d["a"] - d["b"]).to_numpy()
+
+    keep = [Predictor(predict_function=f, data=X, batch_size=10_000) for _ in range(2000)]
+    for k in keep:   # decisions about many live predictors: a long dictionary to clean up
+        _parallel._THREADS_PAY[("Shapley", id(k))] = [True, 0, weakref.ref(k)]
+    want = Shapley(keep[0], X.iloc[:9], sample_size=5, random_state=3).results
+
+    def job(i):
+        p = Predictor(predict_function=f, data=X, batch_size=10_000)
+        return Shapley(p, X.iloc[:9], sample_size=5, random_state=3, n_jobs=2).results
+
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)   # switch threads often: the race shows within a few dozen jobs
+    try:
+        with ThreadPoolExecutor(8) as ex:
+            results = list(ex.map(job, range(120)))
+    finally:
+        sys.setswitchinterval(old)
+    for got in results:
+        pd.testing.assert_frame_equal(got, want)

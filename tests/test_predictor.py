@@ -494,3 +494,25 @@ def test_sklearn_model_fitted_on_an_array_gets_arrays_without_warnings():
     for level in ("u", "v"):
         design = Xc.assign(k=pd.Categorical([level] * 60, categories=["u", "v"])).to_numpy()
         assert pdp.loc[pdp["k"] == level, ".value"].item() == pytest.approx(onehot.predict(design).mean(), abs=1e-12)
+
+
+def test_assigning_class_applies_to_the_next_prediction():
+    # the first prediction fixed the selection: p.class_ = "hi" still gave every class, and
+    # p.class_ = None only "hi" (iml reads $class on every predict)
+    X = pd.DataFrame({"a": np.linspace(0, 1, 6), "b": np.zeros(6)})
+
+    def f(nd):
+        a = nd["a"].to_numpy()
+        return pd.DataFrame({"lo": 1 - a, "hi": a})
+    p = Predictor(predict_function=f, data=X)
+    assert list(p.predict(X).columns) == ["lo", "hi"]
+    p.class_ = "hi"
+    assert p.class_ == ["hi"]
+    out = p.predict(X)
+    assert list(out.columns) == ["hi"] and p.output_names == ["hi"] and not p.is_multiclass
+    np.testing.assert_array_equal(out["hi"], X["a"])
+    p.class_ = None
+    assert list(p.predict(X).columns) == ["lo", "hi"] and p.is_multiclass
+    with pytest.raises(TypeError, match="class_"):
+        p.class_ = 1.5
+    assert p.class_ is None

@@ -169,8 +169,9 @@ def test_bad_input(data):
     p = Predictor(predict_function=linear, data=data)
     with pytest.raises(ValueError, match="Missing columns: c"):
         Shapley(p, data.iloc[[0]].drop(columns="c"))
-    with pytest.warns(UserWarning, match="Dropping additional columns: extra"):
+    with pytest.warns(UserWarning, match="Dropping additional columns: extra") as rec:
         Shapley(p, data.iloc[[0]].assign(extra=1.0), sample_size=2, random_state=1)
+    assert rec[0].filename == __file__   # reported at the caller's line, not inside pyiml
     with pytest.raises(ValueError, match=r"x_interest has missing values in column\(s\) \['b'\]"):
         Shapley(p, data.iloc[[0]].assign(b=np.nan))
     with pytest.raises(ValueError, match="sample_size must be a whole number >= 1"):
