@@ -19,7 +19,8 @@ import numpy as np
 import pandas as pd
 
 from . import convert, session
-from .models import _PY_FUNCTIONS, RFunction, RModel, _is_sexp, _python_error_to_r, as_r_predict_function
+from .models import (_PY_FUNCTIONS, RFunction, RModel, _check_seed_range, _is_sexp, _python_error_to_r, _r_seed,
+                     as_r_predict_function)
 
 __all__ = ["set_seed", "r_predictor", "iml", "ImlObject", "to_r", "IML_CLASSES", "ARGUMENT_NAMES"]
 
@@ -84,14 +85,14 @@ def set_seed(seed: int) -> None:
     Parameters
     ----------
     seed : int
+        In R's range -2147483647..2147483647 (``ValueError`` otherwise).
     """
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
         raise TypeError(f"seed must be an int, got {seed!r}")
+    _check_seed_range(seed)
     session.robjects()
-    import rpy2.rinterface as ri
-
     with session.lock:
-        session.r_call("function(seed) set.seed(seed)", ri.IntSexpVector([int(seed)]))
+        session.r_call("function(seed) set.seed(seed)", _r_seed(seed, optional=False))
 
 
 # ---------------------------------------------------------------------------- values → R
@@ -99,7 +100,8 @@ def to_r(value: Any, name: str = "value"):
     """Convert a Python argument value for an R call.
 
     None → ``NULL``; a DataFrame → data.frame (:func:`r_bridge.py2r`); a Series → vector;
-    bool → logical; int and float → numeric (double); str → character; a list/tuple/1-d
+    bool → logical; int and float → numeric (double); str → character (numpy scalars and 0-d
+    arrays as the Python scalar they hold); a list/tuple/1-d
     array of str → character vector, of numbers → numeric vector, of bools → logical vector;
     a list containing lists/arrays (e.g. 2-d ``grid_points``) → R list; a dict → named R list
     (values converted the same way); a Python callable → an R function calling it (arguments
@@ -116,6 +118,8 @@ def to_r(value: Any, name: str = "value"):
         return value.r_object
     if isinstance(value, ImlObject):
         return value.r_object
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value.item()   # a 0-d array (np.asarray(x.mean())) is its scalar
     if isinstance(value, pd.DataFrame):
         return convert.py2r(value)
     if isinstance(value, (pd.Series, pd.Categorical, pd.Index)):
@@ -326,7 +330,8 @@ def iml(cls: str, predictor, seed: Optional[int] = None, **kwargs) -> "ImlObject
     predictor : rpy2 R object
         An R ``iml::Predictor`` (from :func:`r_predictor`).
     seed : int, optional
-        ``set.seed(seed)`` immediately before ``$new``.
+        ``set.seed(seed)`` immediately before ``$new``; in R's range -2147483647..2147483647
+        (``ValueError`` otherwise).
     **kwargs
         iml's arguments in snake_case (``n_repetitions`` → ``n.repetitions``, ``x_interest`` →
         ``x.interest``, ``grid_size``, ``center_at``, ``grid_points``, ``sample_size``,
@@ -348,6 +353,8 @@ def iml(cls: str, predictor, seed: Optional[int] = None, **kwargs) -> "ImlObject
         raise ValueError(f"cls must be one of {', '.join(IML_CLASSES)}, got {cls!r}")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
         raise TypeError(f"seed must be an int or None, got {seed!r}")
+    if seed is not None:
+        _check_seed_range(seed)
     session.require(["iml"])
     import rpy2.rinterface as ri
 
@@ -359,7 +366,7 @@ def iml(cls: str, predictor, seed: Optional[int] = None, **kwargs) -> "ImlObject
     with session.lock:
         names, values = _r_args(kwargs)
         args = _named_list(["predictor"] + names, [predictor] + values)
-        seed_r = ri.NULL if seed is None else ri.IntSexpVector([int(seed)])
+        seed_r = _r_seed(seed)
         obj = session.r_call(_R_NEW, ri.StrSexpVector([cls]), args, seed_r)
         return ImlObject(session.to_robjects(obj), cls)
 
@@ -441,6 +448,8 @@ class ImlObject:
             raise TypeError(f"method must be a str such as 'explain' or 'set.feature', got {method!r}")
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
             raise TypeError(f"seed must be an int or None, got {seed!r}")
+        if seed is not None:
+            _check_seed_range(seed)
         import rpy2.rinterface as ri
 
         with session.lock:
@@ -452,7 +461,7 @@ class ImlObject:
             names, values = _r_args(kwargs)
             pos = [to_r(a, f"argument {i + 1}") for i, a in enumerate(args)]
             arglist = _named_list([""] * len(pos) + names, pos + values)
-            seed_r = ri.NULL if seed is None else ri.IntSexpVector([int(seed)])
+            seed_r = _r_seed(seed)
             res = session.r_call(_R_METHOD, self.r_object, ri.StrSexpVector([method]), arglist, seed_r)
             if bool(res[0][0]) or method in _IN_PLACE_METHODS:
                 return self

@@ -109,6 +109,37 @@ _R_FIND_Y = """function(model) {
   vapply(lhs, function(v) paste(deparse(v, width.cutoff = 500L), collapse = ""), "")
 }"""
 
+# The levels a fitted model recorded for its factor predictors: list(<levels in the training
+# factor's order, by variable>, <names of variables whose levels the model matches by name in its
+# own order>). Training order: `xlevels` of lm, glm, nnet, multinom, lda, coxph…; rpart's
+# attribute "xlevels"; randomForest's forest$xlevels (character entries: numeric ones are
+# placeholders). ranger's forest$covariate.levels (respect.unordered.factors = "order") are
+# ordered by the response, not as the factor, and ranger's predict matches them by name.
+_R_MODEL_LEVELS = """function(model) {
+  field <- function(x, name) if (is.list(x)) x[[name, exact = TRUE]]
+  chr <- function(x) {
+    if (!is.list(x) || is.null(names(x))) return(list())
+    x[vapply(x, is.character, NA) & nzchar(names(x))]
+  }
+  forest <- field(model, "forest")
+  exact <- c(chr(field(model, "xlevels")), chr(attr(model, "xlevels", exact = TRUE)), chr(field(forest, "xlevels")))
+  exact <- exact[!duplicated(names(exact))]
+  list(exact, as.character(names(chr(field(forest, "covariate.levels")))))
+}"""
+
+_R_SORT = "function(x) sort(x)"
+_R_SORTED: Dict[tuple, tuple] = {}   # R's sort() of category strings (the session's collation)
+
+
+def _r_sorted(strings: tuple) -> tuple:
+    hit = _R_SORTED.get(strings)
+    if hit is None:
+        with session.lock:
+            hit = tuple(str(v) for v in session.r_call(_R_SORT, session.robjects().StrVector(list(strings))))
+        _R_SORTED[strings] = hit
+    return hit
+
+
 _R_EVAL_MODEL = """function(code, seed) {
   if (!is.null(seed)) set.seed(seed)
   eval(parse(text = code), new.env(parent = globalenv()))
@@ -134,7 +165,7 @@ _R_WRAP_PY = """function(py_fun) {
 
 # Python callbacks handed to R: kept here so they are never garbage collected while R holds
 # the closure (R has only an external pointer to them).
-_CALLBACKS: Dict[Tuple[int, Optional[str], tuple], Tuple[Any, Callable, Callable, Any, Any]] = {}
+_CALLBACKS: Dict[tuple, Tuple[Any, Callable, Callable, Any, Any]] = {}
 _PY_FUNCTIONS: dict = {}  # other Python callables handed to R (r_bridge.iml.to_r)
 
 
@@ -178,6 +209,29 @@ def _str(x: str):
     return ri.StrSexpVector([x])
 
 
+_SEED_MIN, _SEED_MAX = -(2 ** 31 - 1), 2 ** 31 - 1   # R's set.seed takes a 32-bit int; -2^31 is NA_integer_
+
+
+def _check_seed_range(seed: int, name: str = "seed") -> int:
+    """``int(seed)``, or ValueError when R's ``set.seed`` cannot take it."""
+    seed = int(seed)
+    if not _SEED_MIN <= seed <= _SEED_MAX:
+        raise ValueError(f"{name} must be an integer in [{_SEED_MIN}, {_SEED_MAX}] (as R's set.seed, which takes a "
+                         f"32-bit integer; -2147483648 is R's NA), got {seed}: pass a seed in that range")
+    return seed
+
+
+def _r_seed(seed, name: str = "seed", optional: bool = True):
+    """``seed`` checked for R's ``set.seed`` and converted (an R integer, or ``NULL`` for None)."""
+    import rpy2.rinterface as ri
+
+    if seed is None and optional:
+        return ri.NULL
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"{name} must be an int (R: set.seed({name})){' or None' if optional else ''}, got {seed!r}")
+    return ri.IntSexpVector([_check_seed_range(seed, name)])
+
+
 def _null_or(x):
     import rpy2.rinterface as ri
 
@@ -213,7 +267,8 @@ class RModel:
         R packages the model needs (loaded with ``requireNamespace`` before ``model`` is
         evaluated, so ``predict`` finds their S3 methods).
     seed : int, optional
-        ``set.seed(seed)`` right before ``model`` (R code) is evaluated.
+        ``set.seed(seed)`` right before ``model`` (R code) is evaluated; in R's range
+        -2147483647..2147483647 (``ValueError`` otherwise).
 
     Attributes
     ----------
@@ -254,7 +309,28 @@ class RModel:
 
     Categorical features must reach R as factors with the training levels: pass them as
     pandas Categoricals whose categories are the R levels (what :func:`r_bridge.r2py` returns
-    for R data), not as strings.
+    for R data). A Categorical reaches R as a factor whose levels are its categories in their
+    order. When the model records its training levels (``xlevels`` of ``lm``, ``glm``,
+    ``nnet``, ``multinom``…, the ``xlevels`` attribute of ``rpart``, ``forest$xlevels`` of
+    ``randomForest``; found once per RModel) and a Categorical has the same categories in
+    another order, the categories are put in the training order before the data goes to R
+    (values unchanged; the caller's frame is not modified). Models that record no levels and
+    read factors by position (``ranger``, ``e1071::svm``) predict wrong numbers, without an
+    error, from a Categorical ordered otherwise than their training factor. For those, a
+    ``UserWarning`` (once per RModel and column) flags the usual cause: an unordered
+    Categorical whose string categories are in Python's sorted order (what
+    ``astype('category')`` gives), where R sorts them otherwise (R's ``factor()`` levels,
+    e.g. ``a, B`` against Python's ``B, a``). It names the column and the fix,
+    ``df[col] = df[col].cat.reorder_categories([...])``.
+
+    R warnings raised while predicting (``predict()`` of a rank-deficient ``lm`` warns on
+    every call) are re-emitted as :class:`r_bridge.RWarning` once per distinct message and
+    RModel object, so a pyiml method that predicts hundreds of times shows them once; other
+    R calls (fitting, R's iml, other RModels) are not affected.
+
+    An RModel pickles (rpy2 serialises its R objects). Unpickling loads ``packages``
+    (:class:`r_bridge.RNotAvailableError` when one is missing), so the model predicts in a
+    new process too.
 
     Examples
     --------
@@ -283,6 +359,8 @@ class RModel:
                              "out")
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
             raise TypeError(f"seed must be an int (R: set.seed(seed)) or None, got {seed!r}")
+        if seed is not None:
+            _check_seed_range(seed)   # before anything runs in R
         if not isinstance(model, str) and not _is_sexp(model):
             session.robjects()  # RNotAvailableError first when R is missing
             raise TypeError(
@@ -296,10 +374,8 @@ class RModel:
         self.predict_function = predict_function
         self.expression = model if isinstance(model, str) else None
         if isinstance(model, str):
-            import rpy2.rinterface as ri
-
             with session.lock:
-                seed_r = ri.NULL if seed is None else ri.IntSexpVector([int(seed)])
+                seed_r = _r_seed(seed)
                 self.r_object = session.to_robjects(session.r_call(_R_EVAL_MODEL, _str(model), seed_r))
         else:
             self.r_object = model
@@ -308,6 +384,26 @@ class RModel:
             names = [str(v) for v in session.r_call(_R_FIND_Y, self.r_object)]
         self.target: Optional[str] = names[0] if len(names) == 1 else None
         self.draws_random = False
+        self._reset_caches()
+
+    # per-object caches, rebuilt after unpickling (not part of the pickled state)
+    _CACHES = ("_r_warnings", "_model_levels", "_level_actions", "_level_warned")
+
+    def _reset_caches(self) -> None:
+        self._r_warnings: set = set()         # R warning messages already re-emitted (once per model)
+        self._model_levels = None             # (training levels by column, columns matched by name)
+        self._level_actions: dict = {}        # (column, categories, ordered) -> (code map, dtype) or None
+        self._level_warned: set = set()       # columns warned about (category order)
+
+    def __getstate__(self):
+        return {k: v for k, v in self.__dict__.items() if k not in self._CACHES}
+
+    def __setstate__(self, state) -> None:
+        # A new process has not loaded the model's packages: without them predict() finds no
+        # S3 method ("no applicable method for 'predict'").
+        session.require(state.get("packages", ()))
+        self.__dict__.update(state)
+        self._reset_caches()
 
     def _pyiml_predict(self, newdata: pd.DataFrame, type: Optional[str] = None) -> pd.DataFrame:
         """Predict ``newdata`` in R and return iml's prediction frame.
@@ -331,13 +427,86 @@ class RModel:
         if not isinstance(newdata, pd.DataFrame):
             raise TypeError(f"newdata must be a pandas DataFrame, got {type(newdata).__name__}")
         with session.lock:
-            nd = convert.py2r(newdata)
+            nd = convert.py2r(self._in_training_levels(newdata))
             type_ = self.type if type is None else type
             type_r = _null_or(None if type_ is None else _str(type_))
-            out, drew = session.r_call(_R_PREDICT, self.r_object, nd, type_r, _null_or(self._pf))
+            out, drew = session.r_call(_R_PREDICT, self.r_object, nd, type_r, _null_or(self._pf),
+                                       _warned=self._r_warnings)
             if drew[0]:
                 self.draws_random = True
             return convert.r2py(out)
+
+    def _in_training_levels(self, newdata: pd.DataFrame) -> pd.DataFrame:
+        """``newdata`` with each Categorical whose categories are the model's training levels in
+        another order put in that order (a shallow copy; ``newdata`` itself is left alone)."""
+        out = newdata
+        for j, dt in enumerate(newdata.dtypes):
+            if not isinstance(dt, pd.CategoricalDtype):
+                continue
+            name = newdata.columns[j]
+            name = name if isinstance(name, str) else str(name)
+            strs = tuple(c if isinstance(c, str) else str(c) for c in dt.categories)
+            key = (name, strs, bool(dt.ordered))
+            try:
+                action = self._level_actions[key]
+            except KeyError:
+                action = self._level_actions[key] = self._level_action(name, strs, dt)
+            if action is None:
+                continue
+            new_code, new_dtype = action
+            if out is newdata:
+                out = newdata.copy(deep=False)
+            codes = newdata.iloc[:, j].cat.codes.to_numpy()
+            out.isetitem(j, pd.Categorical.from_codes(new_code[codes], dtype=new_dtype))   # code -1 (NaN) stays -1
+        return out
+
+    def _level_action(self, name: str, strs: tuple, dt):
+        """How a Categorical column reaches R: ``(new code of each code (index -1: missing), the
+        dtype with the model's training levels)``, or None (as it is; after warning when its
+        order looks wrong)."""
+        exact, by_name = self._training_levels()
+        levels = exact.get(name)
+        if levels is not None or name in by_name:
+            if levels is None or levels == strs or sorted(levels) != sorted(strs):
+                return None          # the model matches these by name, or other levels (R checks)
+            pos = {v: i for i, v in enumerate(strs)}
+            perm = [pos[v] for v in levels]          # training level i is category perm[i]
+            new_code = np.full(len(strs) + 1, -1, dtype=np.int64)
+            new_code[perm] = np.arange(len(perm))
+            return new_code, pd.CategoricalDtype(dt.categories[perm], ordered=dt.ordered)
+        if dt.ordered or len(strs) < 2 or not all(isinstance(c, str) for c in dt.categories):
+            return None
+        if list(strs) != sorted(strs):
+            return None
+        r_order = _r_sorted(strs)
+        if r_order != strs and name not in self._level_warned:
+            import warnings
+
+            self._level_warned.add(name)
+            warnings.warn(
+                f"RModel: column {name!r} is a pandas Categorical whose categories {list(strs)} are in Python's "
+                f"sorted order (what astype('category') makes), but R sorts them {list(r_order)} (the levels of "
+                "R's factor()). It reaches R as a factor with the levels in the Categorical's order, and models "
+                "that use factor codes (ranger, e1071::svm) read levels by position: if the model was trained on "
+                "an R factor, its predictions are wrong. Then reorder the categories first: "
+                f"df[{name!r}] = df[{name!r}].cat.reorder_categories({list(r_order)})",
+                UserWarning, stacklevel=4)
+        return None
+
+    def _training_levels(self) -> Tuple[Dict[str, tuple], frozenset]:
+        """The model's training levels by column and the columns it matches by name (found once)."""
+        if self._model_levels is None:
+            try:
+                with session.lock:
+                    res = session.r_call(_R_MODEL_LEVELS, self.r_object)
+                    exact_r, by_name_r = res[0], res[1]
+                    names = [] if len(exact_r) == 0 else [str(n) for n in exact_r.names]
+                    exact = {n.strip("`"): tuple(str(v) for v in exact_r[i]) for i, n in enumerate(names)}
+                    by_name = frozenset(str(n).strip("`") for n in by_name_r)
+            except session.RError:   # an R object that cannot be inspected: no levels known
+                exact, by_name = {}, frozenset()
+            self._model_levels = (exact, by_name)
+        return self._model_levels
 
     def __repr__(self) -> str:
         what = self.expression if self.expression is not None else "<R object>"
@@ -441,7 +610,8 @@ def as_r_predict_function(model, type: Optional[str] = None, data: Optional[pd.D
     -----
     The Python callback is kept in a module-level registry for the life of the process, so it
     cannot be garbage collected while R holds the function (the same model and ``type``
-    reuse one R function). R must call it from this process: keep ``future::plan("sequential")``
+    reuse one R function, unless the model was refitted with other classes or columns since).
+    R must call it from this process: keep ``future::plan("sequential")``
     (:func:`r_bridge.iml.iml` does).
     """
     if type is not None and not isinstance(type, str):
@@ -451,7 +621,7 @@ def as_r_predict_function(model, type: Optional[str] = None, data: Optional[pd.D
                         f"{data.__class__.__name__}")   # (the argument `type` hides the builtin)
     dtypes = _dtype_template(data)
     renamed = _renamed_by_iml(data)
-    key = (id(model), type, _dtype_key(dtypes), tuple(renamed))
+    key = (id(model), type, _dtype_key(dtypes), tuple(renamed), _fitted_state(model))
     hit = _CALLBACKS.get(key)
     if hit is not None and hit[0] is model:
         return hit[4]
@@ -469,6 +639,27 @@ def as_r_predict_function(model, type: Optional[str] = None, data: Optional[pd.D
         r_fun = session.to_robjects(session.r_function(_R_WRAP_PY)(py_fun))
     _CALLBACKS[key] = (model, predict, callback, py_fun, r_fun)
     return r_fun
+
+
+def _fitted_state(model) -> tuple:
+    """What a prediction function made for ``model`` keeps of its fit: scikit-learn's
+    ``classes_`` (the output names), ``feature_names_in_`` and ``n_features_in_`` (the columns
+    handed to it). Part of the registry key, so that a model refitted in place (a
+    cross-validation loop reusing one estimator) gets a new function instead of one that names
+    its outputs by the classes of an earlier fit."""
+    out = []
+    for attr in ("classes_", "feature_names_in_", "n_features_in_"):
+        try:
+            value = getattr(model, attr, None)
+        except Exception:   # a property that fails (an unfitted step of a pipeline)
+            value = None
+        if value is None:
+            out.append(None)
+        elif np.ndim(value) == 0:
+            out.append(repr(value))
+        else:
+            out.append(tuple((type(v).__name__, str(v)) for v in np.asarray(value, dtype=object).ravel()))
+    return tuple(out)
 
 
 def _renamed_by_iml(data: Optional[pd.DataFrame]) -> Dict[str, str]:

@@ -3,14 +3,19 @@
 rpy2 is imported lazily, so ``import r_bridge`` works without R; the first call that needs R
 raises :class:`RNotAvailableError` naming what to install.
 
-R is not thread-safe: every interaction goes through :data:`lock`.
+R is not thread-safe: every interaction goes through :data:`lock`. A thread that waits for the
+lock while the thread holding it waits for that very thread (a Python model called by R that
+hands an R call to a worker thread and waits for its result) gets a :class:`RuntimeError`
+instead of hanging; see :class:`SessionLock`.
 """
 from __future__ import annotations
 
 import atexit
 import gc
 import os
+import sys
 import threading
+import time
 from typing import Iterable, Optional
 
 __all__ = [
@@ -26,9 +31,119 @@ __all__ = [
     "r_function",
     "r_call",
     "to_robjects",
+    "SessionLock",
 ]
 
-lock = threading.RLock()
+
+class SessionLock:
+    """The lock around every use of the embedded R: a reentrant lock (``threading.RLock``)
+    that knows which thread holds it.
+
+    R cannot run two calls at once, and it cannot be entered from another thread while it is
+    suspended in a Python function it called (a model or loss handed to R's iml): R's state
+    lives on the holding thread's stack. So if that Python function waits for another thread
+    that needs R (a worker of a ``concurrent.futures`` executor predicting with an
+    :class:`r_bridge.RModel`, or a ``threading.Thread`` it joins), neither can go on. A thread
+    that has waited for the lock for a moment looks at what the holding thread is doing; when
+    it is waiting for this very thread (``Future.result``/``exception``,
+    ``concurrent.futures.wait``/``as_completed`` on a future this thread runs, or
+    ``Thread.join`` of this thread), the waiting thread raises :class:`RuntimeError` naming the
+    cause and the fix instead of hanging forever. Any other wait is left alone (the holder
+    will release the lock); a deadlock through other means (queues, events, locks of your
+    own) is not detected.
+    """
+
+    _POLL = 0.05   # seconds between looks at the holder while waiting
+
+    def __init__(self):
+        self._lock = threading.RLock()
+        self._owner: Optional[int] = None
+        self._count = 0
+
+    def acquire(self, blocking: bool = True, timeout: float = -1) -> bool:
+        if not self._lock.acquire(False) and not (blocking and self._wait(timeout)):
+            return False
+        self._owner = threading.get_ident()
+        self._count += 1
+        return True
+
+    def release(self) -> None:
+        if self._owner != threading.get_ident():
+            raise RuntimeError("cannot release un-acquired lock")
+        self._count -= 1
+        if self._count == 0:
+            self._owner = None
+        self._lock.release()
+
+    def __enter__(self):
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.release()
+
+    def _wait(self, timeout: float) -> bool:
+        deadline = None if timeout is None or timeout < 0 else time.monotonic() + timeout
+        while True:
+            step = self._POLL if deadline is None else max(0.0, min(self._POLL, deadline - time.monotonic()))
+            if self._lock.acquire(True, step):
+                return True
+            if deadline is not None and time.monotonic() >= deadline:
+                return False
+            owner = self._owner
+            if _waits_for_this_thread(owner):
+                if self._lock.acquire(False):     # released meanwhile: no deadlock
+                    return True
+                if self._owner == owner:
+                    _raise_deadlock(owner)
+
+
+def _waits_for_this_thread(owner: Optional[int]) -> bool:
+    """Whether thread ``owner`` is waiting for the calling thread (a future this thread runs
+    as a ThreadPoolExecutor worker, or a join of this thread)."""
+    me = threading.get_ident()
+    if owner is None or owner == me:
+        return False
+    frame = sys._current_frames().get(owner)
+    if frame is None:
+        return False
+    import concurrent.futures._base as fbase
+    import concurrent.futures.thread as fthread
+
+    mine = []   # the futures this thread is running (as a ThreadPoolExecutor worker)
+    f = sys._getframe()
+    while f is not None:
+        if f.f_code.co_filename == fthread.__file__ and f.f_code.co_name == "run":
+            fut = getattr(f.f_locals.get("self"), "future", None)
+            if fut is not None:
+                mine.append(fut)
+        f = f.f_back
+    waits_for_me = False
+    f = frame
+    while f is not None and not waits_for_me:
+        code = f.f_code
+        if code.co_filename == fbase.__file__ and code.co_name in ("result", "exception", "wait", "as_completed"):
+            loc = f.f_locals
+            futures = [loc.get("self")] if code.co_name in ("result", "exception") else list(loc.get("fs") or ())
+            waits_for_me = any(a is b for a in futures for b in mine)
+        elif code.co_filename == threading.__file__ and code.co_name == "join":
+            waits_for_me = getattr(f.f_locals.get("self"), "ident", None) == me
+        f = f.f_back
+    return waits_for_me
+
+
+def _raise_deadlock(owner: int) -> None:
+    me = threading.get_ident()
+    names = {t.ident: t.name for t in threading.enumerate()}
+    raise RuntimeError(
+        f"r_bridge: thread {names.get(me, me)!r} needs R, but R is held by thread {names.get(owner, owner)!r}, "
+        "which waits for this thread to finish: a deadlock. R runs one call at a time on one thread; when R "
+        "calls a Python function (a model or loss handed to R's iml) that function holds R until it returns, "
+        "so it cannot wait for R calls (an RModel's predictions) made in other threads. Make those R calls in "
+        "the function's own thread (call the RModel directly instead of through an executor or thread)")
+
+
+lock = SessionLock()
 _ro = None
 # Callables run at interpreter exit, before rpy2 ends R (see robjects()): they drop cached R
 # objects so that their finalizers run while rpy2 is intact.
@@ -228,10 +343,17 @@ def r_function(code: str):
     return fun
 
 
-def r_call(fun, *args, _stacklevel: int = 2, **kwargs):
+def r_call(fun, *args, _stacklevel: int = 2, _warned: Optional[set] = None, **kwargs):
     """Call the R function ``fun`` with rpy2 arguments; R warnings are re-emitted as
     :class:`RWarning` (with R's message) and an R error becomes :class:`RError` carrying
     ``conditionMessage()`` of the R condition.
+
+    Each distinct warning message of one call is re-emitted once (R raises the same warning
+    once per loop iteration, where it would print one summary). ``_warned`` (private) is a set
+    of messages the caller has already warned about: they are not re-emitted, and the new ones
+    are added to it (:class:`r_bridge.RModel` keeps one per model, so that a warning of its
+    ``predict()`` is not repeated on every prediction of a pyiml method). Calls without it
+    re-emit every message.
 
     Parameters
     ----------
@@ -257,7 +379,10 @@ def r_call(fun, *args, _stacklevel: int = 2, **kwargs):
         res = r_function(_TRY_CALL)(f, arglist)
         ok = bool(res[0][0])
         value = res[1]
-        messages = [str(m) for m in res[2]]
+        messages = list(dict.fromkeys(str(m) for m in res[2]))   # distinct, in order
+    if _warned is not None:
+        messages = [m for m in messages if m not in _warned]
+        _warned.update(messages)
     for m in messages:
         warnings.warn(RWarning(m), stacklevel=_stacklevel + 1)
     if not ok:

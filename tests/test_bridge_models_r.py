@@ -154,3 +154,92 @@ def test_python_model_in_iml_with_non_syntactic_names_is_a_clear_error(r):
     R = r_bridge.r_predictor(data=X.assign(y=y), y="y", model=LinearRegression().fit(X, y))
     with pytest.raises(RError, match=r"without data's column\(s\) \['a b', '1st'\].*make.names: \['a.b', 'X1st'\]"):
         r_bridge.iml("FeatureImp", R, seed=1, loss="mae")
+
+
+# Training data with a factor whose R levels (factor(): a, B, c) differ from pandas'
+# astype('category') order (B, a, c); the response tells the levels apart.
+_TRAIN_G = ("set.seed(1); n <- 120; g <- sample(c('a', 'B', 'c'), n, TRUE); "
+            "tr <- data.frame(x = rnorm(n), g = factor(g), y = c(a = 0, B = 10, c = 20)[g] + rnorm(n, sd = 0.1)); ")
+_RANGER_PF = "function(model, newdata) predict(model, newdata, seed = 1)$predictions"
+
+
+def _positional_models(r, with_xlevels: bool):
+    """ranger (seeded) and e1071::svm, which read factors by position; optionally with the
+    training levels recorded as lm records them (``$xlevels``)."""
+    add = "; m$xlevels <- list(g = levels(tr$g)); m" if with_xlevels else "; m"
+    return [(r.r_eval(_TRAIN_G + "m <- ranger::ranger(y ~ x + g, tr, num.trees = 20, seed = 1)" + add), _RANGER_PF,
+             "predict(m, d, seed = 1)$predictions"),
+            (r.r_eval(_TRAIN_G + "m <- e1071::svm(y ~ x + g, tr)" + add), None, "unname(predict(m, d))")]
+
+
+def test_categorical_with_the_training_levels_in_another_order_is_put_in_their_order(r):
+    """A Categorical whose categories are the model's training levels in another order reaches
+    R as a factor in that order, and models that read factor codes predict silently wrong. When
+    the model records its levels, RModel puts the categories in that order first: R's own
+    predictions on R-ordered data, no warning, the caller's frame untouched."""
+    import warnings
+
+    from r_bridge import RModel, convert
+
+    r.require(["ranger", "e1071", "rpart", "randomForest", "nnet"])
+    X = convert.r2py(r.r_eval(_TRAIN_G + "tr[1:12, c('x', 'g')]"))
+    assert list(X["g"].cat.categories) == ["a", "B", "c"]
+    user = X.assign(g=pd.Categorical(X["g"].astype(str), categories=["B", "a", "c"]))
+    before = user.copy()
+    for fit, pf, r_code in _positional_models(r, with_xlevels=True):
+        want = np.asarray(r.r_eval(r_code, m=fit, d=convert.py2r(X)))
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            got = RModel(fit, predict_function=pf)._pyiml_predict(user).iloc[:, 0].to_numpy()
+        np.testing.assert_array_equal(got, want)
+        assert want[0] != np.asarray(r.r_eval(r_code, m=fit, d=convert.py2r(before)))[0]   # the order matters
+        pd.testing.assert_frame_equal(user, before)
+    gaps = user.assign(g=user["g"].where(user.index != 3))          # a missing value stays missing
+    got = RModel(fit)._in_training_levels(gaps)["g"]
+    assert list(got.cat.categories) == ["a", "B", "c"] and got.isna().tolist() == (gaps.index == 3).tolist()
+    assert got.astype(object).equals(gaps["g"].astype(object)) and list(gaps["g"].cat.categories) == ["B", "a", "c"]
+    # where the levels are found: R's levels in the training order; ranger's "order" levels by name
+    for code in ("lm(y ~ x + g, tr)", "glm(y ~ x + g, data = tr)", "rpart::rpart(y ~ x + g, tr)",
+                 "randomForest::randomForest(y ~ x + g, tr, ntree = 5)",
+                 "nnet::nnet(y ~ x + g, tr, size = 1, trace = FALSE)"):
+        assert RModel(r.r_eval(_TRAIN_G + code))._training_levels() == ({"g": ("a", "B", "c")}, frozenset()), code
+    by_name = RModel(r.r_eval(_TRAIN_G + "ranger::ranger(y ~ ., tr, num.trees = 5, respect.unordered.factors = "
+                                         "'order')"))._training_levels()
+    assert by_name == ({}, frozenset({"g"}))
+
+
+def test_categorical_in_python_sort_order_warns_for_a_model_that_records_no_levels(r):
+    """astype('category') sorts 'B' before 'a', R's factor() after: ranger and e1071::svm, which
+    record no levels, would read the levels by position. One warning per RModel and column names
+    the column, both orders and the fix; following it gives R's predictions on R-ordered data."""
+    import warnings
+
+    from r_bridge import RModel, convert
+
+    if list(r.r_eval("sort(c('B', 'a', 'c'))")) == ["B", "a", "c"]:
+        pytest.skip("this R session sorts 'B' before 'a' (C collation), as Python does")
+    r.require(["ranger", "e1071"])
+    X = convert.r2py(r.r_eval(_TRAIN_G + "tr[1:30, c('x', 'g')]"))
+    user = X.assign(g=X["g"].astype(str).astype("category"))
+    assert list(user["g"].cat.categories) == ["B", "a", "c"]
+    for fit, pf, r_code in _positional_models(r, with_xlevels=False):
+        m = RModel(fit, predict_function=pf)
+        with pytest.warns(UserWarning) as record:
+            m._pyiml_predict(user)
+            m._pyiml_predict(user.head(5))
+        msgs = [str(w.message) for w in record if "RModel: column" in str(w.message)]
+        assert len(msgs) == 1, msgs
+        for part in ("column 'g'", "['B', 'a', 'c']", "R sorts them ['a', 'B', 'c']", "(ranger, e1071::svm)",
+                     "df['g'] = df['g'].cat.reorder_categories(['a', 'B', 'c'])"):
+            assert part in msgs[0], part
+        fixed = user.copy()
+        fixed["g"] = fixed["g"].cat.reorder_categories(["a", "B", "c"])   # the fix the warning gives
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            got = RModel(fit, predict_function=pf)._pyiml_predict(fixed).iloc[:, 0].to_numpy()
+            for data in (X, X.assign(g=X["g"].astype(str))):             # R's levels, strings: no warning
+                RModel(fit, predict_function=pf)._pyiml_predict(data)
+            # a model that records its levels is put right without a warning
+            lm = RModel(r.r_eval(_TRAIN_G + "lm(y ~ x + g, tr)"))
+            np.testing.assert_allclose(lm._pyiml_predict(user)["pred"], lm._pyiml_predict(X)["pred"], rtol=1e-13)
+        np.testing.assert_array_equal(got, np.asarray(r.r_eval(r_code, m=fit, d=convert.py2r(X))))

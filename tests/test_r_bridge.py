@@ -384,6 +384,61 @@ def test_rmodel_errors_and_warnings(r):
         RModel("{warning('careful'); lm(dist ~ speed, cars)}")
 
 
+@pytest.mark.r
+def test_an_r_warning_of_predict_is_warned_once_per_rmodel(r):
+    """predict() of a rank-deficient lm warns on every call; pyiml's FeatureEffect predicts many
+    times (and pandas resets Python's once-per-location registry on the way), yet the warning
+    shows once per RModel. Other R calls still warn each time."""
+    import warnings
+
+    import pyiml
+    from r_bridge import RModel, RWarning, convert
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"x1": rng.normal(size=40), "x2": rng.normal(size=40)})
+    X["x3"] = X["x1"] + X["x2"]
+    X["y"] = X["x1"] - X["x2"] + rng.normal(size=40)
+    fit = r.r_eval("lm(y ~ x1 + x2 + x3, d)", d=convert.py2r(X))
+
+    def r_warnings(call):
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            call()
+        return [str(w.message) for w in seen if issubclass(w.category, RWarning)]
+
+    m = RModel(fit)
+    p = pyiml.Predictor(m, data=X, y="y", batch_size=20)
+    seen = r_warnings(lambda: pyiml.FeatureEffect(p, "x1", method="pdp+ice", grid_size=5))
+    assert seen == ["R warning: prediction from a rank-deficient fit may be misleading"]
+    assert r_warnings(lambda: m._pyiml_predict(X.head(3))) == []          # the same model: already said
+    assert len(r_warnings(lambda: RModel(fit)._pyiml_predict(X.head(3)))) == 1   # another model says it again
+    for _ in range(2):   # other R calls are not deduplicated
+        assert r_warnings(lambda: r.r_eval("warning('w1'); warning('w1'); warning('w2')")) == [
+            "R warning: w1", "R warning: w2"]
+
+
+@pytest.mark.r
+def test_seeds_outside_r_range_are_a_value_error_naming_the_range(r):
+    import r_bridge
+    from r_bridge import RModel, set_seed
+    from r_bridge import iml as riml
+
+    rng = "must be an integer in \\[-2147483647, 2147483647\\] \\(as R's set.seed"
+    with pytest.raises(ValueError, match="seed " + rng):
+        RModel("1", seed=2 ** 31)
+    with pytest.raises(ValueError, match="seed " + rng + ".*got -2147483648"):
+        set_seed(-2 ** 31)                                           # R's NA_integer_
+    rp = riml.r_predictor(data=pd.DataFrame({"a": [1.0, 2.0, 3.0], "b": [0.0, 1.0, 0.0]}),
+                          model=r_bridge.RFunction("function(newdata) newdata$a"))
+    with pytest.raises(ValueError, match="seed " + rng):
+        riml.iml("FeatureEffect", rp, seed=2 ** 31, feature="a")
+    fe = riml.iml("FeatureEffect", rp, seed=2 ** 31 - 1, feature="a", method="pdp")   # the ends are fine
+    with pytest.raises(ValueError, match="seed " + rng):
+        fe.call("center", center_at=1, seed=np.int64(2 ** 40))
+    set_seed(-(2 ** 31 - 1))
+    assert RModel("runif(1)", seed=2 ** 31 - 1).r_object[0] == r.r_eval("set.seed(2147483647L); runif(1)")[0]
+
+
 RANGER_IRIS = "ranger::ranger(Species ~ ., data = iris, probability = TRUE, num.trees = 20, seed = 1)"
 
 
@@ -507,6 +562,85 @@ def test_sklearn_model_inside_r_iml_gives_predict_proba(r, iris):
     labels = convert.r2py(r.r_eval("f(newdata = d)", f=as_r_predict_function(lr, type="class"), d=convert.py2r(X)))
     assert list(labels.columns) == ["setosa", "versicolor", "virginica"]
     np.testing.assert_array_equal(labels.to_numpy().argmax(axis=1), want.argmax(axis=1))
+
+
+@pytest.mark.r
+def test_python_model_refitted_in_place_gets_a_new_r_function(r):
+    """A classifier refitted in place (one estimator reused across CV folds) with other class
+    labels, or on its columns in another order, must not get the R function made for its
+    earlier fit: R's iml names the columns by the new classes and predicts as the new fit."""
+    from sklearn.linear_model import LogisticRegression
+
+    from r_bridge import as_r_predict_function, convert
+    from r_bridge import iml as riml
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.normal(size=120), "b": rng.normal(size=120)})
+    d = convert.py2r(X.head(4))
+    clf = LogisticRegression(max_iter=500).fit(X, np.where(X.a > 0, "cat", "dog"))
+    first = riml.r_predictor(data=X, model=clf)
+    assert list(convert.r2py(r.r_eval("p$predict(d)", p=first, d=d)).columns) == ["cat", "dog"]
+    clf.fit(X, np.where(X.b > 0, "fox", "owl"))                          # same object, new classes
+    for rp in (riml.r_predictor(data=X, model=clf), as_r_predict_function(clf)):
+        call = "p$predict(d)" if "Predictor" in list(rp.rclass) else "p(newdata = d)"
+        got = convert.r2py(r.r_eval(call, p=rp, d=d))
+        assert list(got.columns) == ["fox", "owl"]
+        np.testing.assert_array_equal(got.to_numpy(), clf.predict_proba(X.head(4)))
+
+    reg = LogisticRegression(max_iter=500).fit(X[["a", "b"]], X.a > 0)
+    as_r_predict_function(reg, data=X)
+    reg.fit(X[["b", "a"]], X.b > 0)                                       # columns in another order
+    got = convert.r2py(r.r_eval("f(newdata = d)", f=as_r_predict_function(reg, data=X), d=d))
+    np.testing.assert_array_equal(got.to_numpy(), reg.predict_proba(X.head(4)[["b", "a"]]))
+
+
+@pytest.mark.r
+def test_a_python_model_called_by_r_that_waits_for_r_in_another_thread_is_an_error_not_a_hang(r):
+    """R holds the session lock while it runs a Python model; a worker thread of that model that
+    needs R can never get it. The worker raises a RuntimeError naming the deadlock (the model
+    waits with a timeout so that a regression fails instead of hanging the suite)."""
+    import concurrent.futures as cf
+    import threading
+
+    from r_bridge import RError, RModel, convert
+    from r_bridge import iml as riml
+
+    X = pd.DataFrame({"a": np.arange(6.0), "b": np.cos(np.arange(6.0))})
+    rm = RModel("lm(a ~ b, data.frame(a = 1:6, b = cos(1:6)))")
+    with cf.ThreadPoolExecutor(1) as pool:
+        def ensemble(nd):
+            return pool.submit(rm._pyiml_predict, nd).result(timeout=10)["pred"].to_numpy()
+
+        np.testing.assert_array_equal(ensemble(X), rm._pyiml_predict(X)["pred"])     # no R on the stack: fine
+        rp = riml.r_predictor(data=X, predict_function=ensemble)
+        with pytest.raises(RError, match=r"RuntimeError: r_bridge: thread .* needs R, but R is held by thread "
+                                         r"'MainThread', which waits for this thread to finish: a deadlock.*"
+                                         r"call the RModel directly"):
+            r.r_eval("p$predict(d)", p=rp, d=convert.py2r(X))
+        errors = []
+
+        def joining(nd):   # a plain thread, joined: the worker gets the error
+            def work():
+                try:
+                    rm._pyiml_predict(nd)
+                except RuntimeError as exc:
+                    errors.append(str(exc))
+            t = threading.Thread(target=work, name="worker")
+            t.start()
+            t.join(timeout=10)
+            return nd["a"].to_numpy()
+
+        r.r_eval("p$predict(d)", p=riml.r_predictor(data=X, predict_function=joining), d=convert.py2r(X))
+        assert len(errors) == 1 and "thread 'worker' needs R" in errors[0] and "a deadlock" in errors[0]
+        # legitimate waiting is left alone: another thread waits for R until the holder is done
+        done = []
+
+        def slow(nd):
+            done.append(pool.submit(rm._pyiml_predict, nd))   # not waited for inside R's call
+            return nd["a"].to_numpy()
+
+        r.r_eval("p$predict(d)", p=riml.r_predictor(data=X, predict_function=slow), d=convert.py2r(X))
+        np.testing.assert_array_equal(done[0].result(timeout=10)["pred"], rm._pyiml_predict(X)["pred"])
 
 
 @pytest.mark.r
@@ -759,6 +893,49 @@ def test_python_loss_and_class_argument(r, iris):
                      loss=lambda actual, predicted: float(np.mean(np.abs(actual - predicted))))
     fi_r = riml.iml("FeatureImp", reg, seed=5, n_repetitions=2, loss="mae")
     pd.testing.assert_frame_equal(fi_py.results, fi_r.results, rtol=1e-12)
+
+
+@pytest.mark.r
+def test_python_loss_returning_a_0d_array_works_inside_r_iml(r):
+    """A loss returning np.asarray(<mean>) (a 0-d array) or a numpy scalar is a number for R."""
+    from r_bridge import RFunction
+    from r_bridge import iml as riml
+
+    assert list(riml.to_r(np.asarray(2.5))) == [2.5] and list(riml.to_r(np.asarray("a"))) == ["a"]
+    assert list(riml.to_r(np.asarray(True))) == [True] and list(riml.to_r(np.float32(0.5))) == [0.5]
+    X = pd.DataFrame({"a": np.arange(20.0), "b": np.sin(np.arange(20.0))})
+    X["y"] = X["a"] + 0.1 * X["b"]
+    rp = riml.r_predictor(data=X, y="y", model=RFunction("function(newdata) newdata$a"))
+    want = riml.iml("FeatureImp", rp, seed=1, n_repetitions=2, loss="mae").results
+    for loss in (lambda actual, predicted: np.asarray(np.mean(np.abs(actual - predicted))),
+                 lambda actual, predicted: np.float64(np.mean(np.abs(actual - predicted)))):
+        got = riml.iml("FeatureImp", rp, seed=1, n_repetitions=2, loss=loss).results
+        pd.testing.assert_frame_equal(got, want, rtol=1e-12)
+
+
+@pytest.mark.r
+def test_unpickled_rmodel_loads_its_packages_in_a_new_process(r, iris, tmp_path):
+    """An RModel needing a package (randomForest's predict method) pickled here predicts in a
+    new Python process, where nothing loaded randomForest before."""
+    import pickle
+
+    from r_bridge import RModel
+
+    r.require(["randomForest"])
+    rf = RModel(RF_IRIS, packages=["randomForest"], type="prob", seed=1)
+    X = iris.drop(columns="Species").iloc[[0, 60, 120]]
+    path = tmp_path / "rf.pkl"
+    path.write_bytes(pickle.dumps((rf, X)))
+    code = textwrap.dedent(f"""
+        import pickle
+        rf, X = pickle.loads(open({str(path)!r}, 'rb').read())
+        print(rf._pyiml_predict(X).to_json(orient='split'))
+    """)
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT,
+                         env={**os.environ, "PYTHONPATH": ROOT})
+    assert res.returncode == 0, res.stderr[-2000:]
+    got = pd.read_json(res.stdout.strip().splitlines()[-1], orient="split")
+    np.testing.assert_array_equal(got.to_numpy(), rf._pyiml_predict(X).to_numpy())
 
 
 # ---------------------------------------------------------------------------- without R
