@@ -208,7 +208,7 @@ def dist_matrix(seed):
 def r_dist_live(r, x, method, p=2.0):
     ro = r.robjects()
     res = r.r_eval("""ww <- character(0)
-      d <- withCallingHandlers(as.vector(dist(x, method = m, p = p))[seq_len(nrow(x) - 1)],
+      d <- withCallingHandlers(as.vector(stats::dist(x, method = m, p = p))[seq_len(nrow(x) - 1)],
         warning = function(w) { ww <<- c(ww, conditionMessage(w)); invokeRestart("muffleWarning") })
       list(d, ww)""", x=_rmat(r, x), m=method, p=float(p))
     return np.asarray(res[0], dtype=float), sorted(set(str(s) for s in res[1]))
@@ -258,7 +258,7 @@ def test_r_dist_as_iml_uses_it(r):
     xr = Xr[[7]]
     ro = r.robjects()
     for method in R_DIST_METHODS:
-        d_r = np.asarray(r.r_eval("dist(rbind(xr, Xr), method = m)[1:nrow(Xr)]", xr=_rmat(r, xr), Xr=_rmat(r, Xr),
+        d_r = np.asarray(r.r_eval("stats::dist(rbind(xr, Xr), method = m)[1:nrow(Xr)]", xr=_rmat(r, xr), Xr=_rmat(r, Xr),
                                   m=ro.StrVector([method])))
         d_py = r_dist(np.vstack([xr, Xr]), method)
         np.testing.assert_array_equal(d_py, d_r)
