@@ -18,11 +18,11 @@ __all__ = ["Data", "feature_type", "extension_values", "numbers_in_objects", "FE
 FEATURE_TYPES = ("numerical", "integer", "categorical")
 
 
-def user_stacklevel() -> int:
-    """``stacklevel`` for a warning raised in the caller: the first frame outside pyiml."""
+def user_stacklevel(packages: tuple = ("pyiml",)) -> int:
+    """``stacklevel`` for a warning raised in the caller: the first frame outside ``packages``."""
     f = sys._getframe(2)
     level = 2
-    while f is not None and f.f_globals.get("__name__", "").startswith("pyiml"):
+    while f is not None and f.f_globals.get("__name__", "").startswith(packages):
         f = f.f_back
         level += 1
     return level

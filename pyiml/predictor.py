@@ -691,6 +691,9 @@ class Predictor:
         return state
 
     def __setstate__(self, state):
+        if "class_" in state:   # pickled before class_ became a property
+            state = dict(state)
+            state["_class"] = state.pop("class_")
         self.__dict__.update(state)
         self._call, self._vector_name, self._matrix_prefix = _raw_prediction(
             self.model, self.predict_function, self.type)

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from . import convert, session
-from .models import (_PY_FUNCTIONS, RFunction, RModel, _check_seed_range, _is_sexp, _python_error_to_r, _r_seed,
+from .models import (_PY_FUNCTIONS, RFunction, RModel, _check_seed, _is_sexp, _python_error_to_r, _r_seed,
                      as_r_predict_function)
 
 __all__ = ["set_seed", "r_predictor", "iml", "ImlObject", "to_r", "IML_CLASSES", "ARGUMENT_NAMES"]
@@ -87,9 +87,7 @@ def set_seed(seed: int) -> None:
     seed : int
         In R's range -2147483647..2147483647 (``ValueError`` otherwise).
     """
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-        raise TypeError(f"seed must be an int, got {seed!r}")
-    _check_seed_range(seed)
+    _check_seed(seed, optional=False)
     session.robjects()
     with session.lock:
         session.r_call("function(seed) set.seed(seed)", _r_seed(seed, optional=False))
@@ -351,10 +349,7 @@ def iml(cls: str, predictor, seed: Optional[int] = None, **kwargs) -> "ImlObject
     """
     if cls not in IML_CLASSES:
         raise ValueError(f"cls must be one of {', '.join(IML_CLASSES)}, got {cls!r}")
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
-        raise TypeError(f"seed must be an int or None, got {seed!r}")
-    if seed is not None:
-        _check_seed_range(seed)
+    _check_seed(seed)
     session.require(["iml"])
     import rpy2.rinterface as ri
 
@@ -446,10 +441,7 @@ class ImlObject:
         """
         if not isinstance(method, str):
             raise TypeError(f"method must be a str such as 'explain' or 'set.feature', got {method!r}")
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
-            raise TypeError(f"seed must be an int or None, got {seed!r}")
-        if seed is not None:
-            _check_seed_range(seed)
+        _check_seed(seed)
         import rpy2.rinterface as ri
 
         with session.lock:

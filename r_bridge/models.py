@@ -212,8 +212,13 @@ def _str(x: str):
 _SEED_MIN, _SEED_MAX = -(2 ** 31 - 1), 2 ** 31 - 1   # R's set.seed takes a 32-bit int; -2^31 is NA_integer_
 
 
-def _check_seed_range(seed: int, name: str = "seed") -> int:
-    """``int(seed)``, or ValueError when R's ``set.seed`` cannot take it."""
+def _check_seed(seed, name: str = "seed", optional: bool = True) -> Optional[int]:
+    """``seed`` as an int R's ``set.seed`` takes (None stays None when ``optional``): TypeError
+    for a non-integer, ValueError outside R's 32-bit range. Needs no R, so it runs before R does."""
+    if seed is None and optional:
+        return None
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"{name} must be an int (R: set.seed({name})){' or None' if optional else ''}, got {seed!r}")
     seed = int(seed)
     if not _SEED_MIN <= seed <= _SEED_MAX:
         raise ValueError(f"{name} must be an integer in [{_SEED_MIN}, {_SEED_MAX}] (as R's set.seed, which takes a "
@@ -222,14 +227,11 @@ def _check_seed_range(seed: int, name: str = "seed") -> int:
 
 
 def _r_seed(seed, name: str = "seed", optional: bool = True):
-    """``seed`` checked for R's ``set.seed`` and converted (an R integer, or ``NULL`` for None)."""
+    """``seed`` checked (:func:`_check_seed`) and converted: an R integer, or ``NULL`` for None."""
     import rpy2.rinterface as ri
 
-    if seed is None and optional:
-        return ri.NULL
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-        raise TypeError(f"{name} must be an int (R: set.seed({name})){' or None' if optional else ''}, got {seed!r}")
-    return ri.IntSexpVector([_check_seed_range(seed, name)])
+    seed = _check_seed(seed, name, optional)
+    return ri.NULL if seed is None else ri.IntSexpVector([seed])
 
 
 def _null_or(x):
@@ -357,10 +359,7 @@ class RModel:
             raise ValueError(f"type={type!r} is not used with a predict_function (it calls the model itself): "
                              f"pass type {type!r} to predict inside predict_function, or leave predict_function "
                              "out")
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
-            raise TypeError(f"seed must be an int (R: set.seed(seed)) or None, got {seed!r}")
-        if seed is not None:
-            _check_seed_range(seed)   # before anything runs in R
+        _check_seed(seed)   # before anything runs in R
         if not isinstance(model, str) and not _is_sexp(model):
             session.robjects()  # RNotAvailableError first when R is missing
             raise TypeError(
@@ -482,6 +481,8 @@ class RModel:
         if r_order != strs and name not in self._level_warned:
             import warnings
 
+            from pyiml.data import user_stacklevel
+
             self._level_warned.add(name)
             warnings.warn(
                 f"RModel: column {name!r} is a pandas Categorical whose categories {list(strs)} are in Python's "
@@ -490,7 +491,7 @@ class RModel:
                 "that use factor codes (ranger, e1071::svm) read levels by position: if the model was trained on "
                 "an R factor, its predictions are wrong. Then reorder the categories first: "
                 f"df[{name!r}] = df[{name!r}].cat.reorder_categories({list(r_order)})",
-                UserWarning, stacklevel=4)
+                UserWarning, stacklevel=user_stacklevel(("pyiml", "r_bridge")))
         return None
 
     def _training_levels(self) -> Tuple[Dict[str, tuple], frozenset]:

@@ -229,6 +229,7 @@ def test_categorical_in_python_sort_order_warns_for_a_model_that_records_no_leve
             m._pyiml_predict(user.head(5))
         msgs = [str(w.message) for w in record if "RModel: column" in str(w.message)]
         assert len(msgs) == 1, msgs
+        assert [w.filename for w in record if "RModel: column" in str(w.message)] == [__file__]   # the caller's line
         for part in ("column 'g'", "['B', 'a', 'c']", "R sorts them ['a', 'B', 'c']", "(ranger, e1071::svm)",
                      "df['g'] = df['g'].cat.reorder_categories(['a', 'B', 'c'])"):
             assert part in msgs[0], part
