@@ -128,16 +128,13 @@ _R_MODEL_LEVELS = """function(model) {
 }"""
 
 _R_SORT = "function(x) sort(x)"
-_R_SORTED: Dict[tuple, tuple] = {}   # R's sort() of category strings (the session's collation)
 
 
 def _r_sorted(strings: tuple) -> tuple:
-    hit = _R_SORTED.get(strings)
-    if hit is None:
-        with session.lock:
-            hit = tuple(str(v) for v in session.r_call(_R_SORT, session.robjects().StrVector(list(strings))))
-        _R_SORTED[strings] = hit
-    return hit
+    """R's ``sort()`` of ``strings`` in the session's collation (called once per RModel, column
+    and categories: :meth:`RModel._in_training_levels` keeps what it decided)."""
+    with session.lock:
+        return tuple(str(v) for v in session.r_call(_R_SORT, session.robjects().StrVector(list(strings))))
 
 
 _R_EVAL_MODEL = """function(code, seed) {

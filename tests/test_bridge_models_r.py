@@ -216,9 +216,37 @@ def test_categorical_in_python_sort_order_warns_for_a_model_that_records_no_leve
 
     from r_bridge import RModel, convert
 
-    if list(r.r_eval("sort(c('B', 'a', 'c'))")) == ["B", "a", "c"]:
-        pytest.skip("this R session sorts 'B' before 'a' (C collation), as Python does")
     r.require(["ranger", "e1071"])
+    collation = str(r.r_eval("Sys.getlocale('LC_COLLATE')")[0])
+    icu = bool(r.r_eval("capabilities('ICU')")[0])
+    try:
+        # the warning exists only where R sorts otherwise than Python: with ICU's collation ('a'
+        # before 'B'; R uses it in a UTF-8 locale, and, whatever the process's locale, once
+        # icuSetCollate names one), not under "C" (code points, as Python)
+        r.r_eval("invisible(Sys.setlocale('LC_COLLATE', 'C.UTF-8'))")
+        if icu:
+            r.r_eval("icuSetCollate(locale = 'root')")
+        if list(r.r_eval("sort(c('B', 'a', 'c'))")) != ["a", "B", "c"]:
+            pytest.skip("this R has no ICU collation (capabilities('ICU') is FALSE) and sorts 'B' before 'a' as "
+                        "Python does: R's factor() levels are then Python's sorted order, there is nothing to warn")
+        _warns_in_python_sort_order(r)
+        r.r_eval("invisible(Sys.setlocale('LC_COLLATE', 'C'))")    # R sorts as Python: nothing to warn about
+        X = convert.r2py(r.r_eval(_TRAIN_G + "tr[1:30, c('x', 'g')]"))
+        for fit, pf, _ in _positional_models(r, with_xlevels=False):
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                RModel(fit, predict_function=pf)._pyiml_predict(X.assign(g=X["g"].astype(str).astype("category")))
+    finally:
+        if icu:
+            r.r_eval("icuSetCollate(locale = 'default')")
+        r.r_eval(f"invisible(Sys.setlocale('LC_COLLATE', '{collation}'))")
+
+
+def _warns_in_python_sort_order(r):
+    import warnings
+
+    from r_bridge import RModel, convert
+
     X = convert.r2py(r.r_eval(_TRAIN_G + "tr[1:30, c('x', 'g')]"))
     user = X.assign(g=X["g"].astype(str).astype("category"))
     assert list(user["g"].cat.categories) == ["B", "a", "c"]

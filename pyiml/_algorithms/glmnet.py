@@ -60,6 +60,7 @@ from typing import List, Optional, Sequence
 
 import numpy as np
 
+from ..data import user_stacklevel
 from .rstats import r_arithmetic, r_exp, r_log, r_seq_sum
 
 __all__ = ["GlmnetFit", "glmnet", "predict"]
@@ -302,7 +303,7 @@ def _underflowed(xv: np.ndarray, juix: np.ndarray, var_names, xj: np.ndarray, x:
         names = [str(var_names[juix[i]]) if var_names is not None else f"V{juix[i] + 1}" for i in tiny]
         warnings.warn(
             f"the spread of {', '.join(names)} underflows (its variance is 0 in double precision), so the lasso "
-            "leaves it out; rescale it, e.g. multiply it by a power of 10", UserWarning, stacklevel=4)
+            "leaves it out; rescale it, e.g. multiply it by a power of 10", UserWarning, stacklevel=user_stacklevel())
     return juix[bad]
 
 
