@@ -131,6 +131,9 @@ def _check_ylim(ylim):
         for v in ylim)
     if not ok:
         raise TypeError(f"ylim must be None or a pair of numbers (lower, upper), got {ylim!r}")
+    if any(v is not None and np.isinf(v) for v in ylim):
+        # ggplot takes an infinite limit and gives an infinite axis range, which draws no data
+        raise ValueError(f"ylim must be finite, got {ylim!r}; use None (or NaN) for a side taken from the data")
     return ylim
 
 
@@ -962,7 +965,7 @@ class FeatureEffects(_LazyResults, InterpretationMethod):
         Parameters
         ----------
         features : sequence of str, optional
-            Subset of the computed features (default: all).
+            Subset of the computed features (default, or an empty sequence as in iml: all).
         nrows, ncols : int, optional
             Layout of the panels; by default ggplot's (``wrap_dims``: 3 panels in one row, 4 in
             2 × 2, 5 or 6 in two rows of three, ...), and the missing one of the two when only

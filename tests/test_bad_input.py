@@ -349,6 +349,9 @@ def test_feature_effect_predict_data(data, exc, match):
     ({"show_data": "x"}, TypeError, "show_data must be True or False"),
     ({"ylim": "x"}, TypeError, "ylim must be None or a pair of numbers"),
     ({"ylim": (0, 1, 2)}, TypeError, "ylim must be None or a pair of numbers"),
+    # was matplotlib's "Axis limits cannot be NaN or Inf" after the figure was half drawn
+    ({"ylim": (-np.inf, 1)}, ValueError, r"ylim must be finite.*use None \(or NaN\)"),
+    ({"ylim": (0, float("inf"))}, ValueError, "ylim must be finite"),
 ])
 def test_feature_effect_plot_arguments(kw, exc, match):
     fe = FeatureEffect(pred(), "a", method="pdp", grid_size=5)

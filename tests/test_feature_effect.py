@@ -779,6 +779,9 @@ def test_feature_effects_plot_grid(lin_pred):
     assert len(fig2.axes) == 2
     with pytest.raises(ValueError, match="were not computed"):
         fes.plot(features=["zz"])
+    # iml: `length(features) > 0` selects, so an empty selection plots every feature (was
+    # numpy's "need at least one array to concatenate")
+    assert [a.get_xlabel() for a in fes.plot(features=[]).axes] == [a.get_xlabel() for a in fig.axes]
 
 
 def test_docstring_examples_run():

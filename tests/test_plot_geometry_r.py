@@ -843,3 +843,79 @@ def test_constant_2d_effect_has_one_fill_in_every_panel(r):
     fe = FeatureEffect(p, ["x1", "x2"], method="pdp", grid_size=3)
     ro = riml.iml("FeatureEffect", rp, feature=["x1", "x2"], method="pdp", grid_size=3)
     compare(py_geometry(fe.plot()), r_geometry(r, "plot(o)", o=ro), rug_data={"x": X["x1"], "y": X["x2"]})
+
+
+# ---------------------------------------------------------------------------- from a probe of the plots (session 21)
+def test_local_model_facets_in_alphabetical_order(r, preds):
+    """iml's LocalModel ``.class`` is a character column, so facet_wrap orders the panels
+    alphabetically ("no" before "yes"), not in the model's output order (Shapley's and
+    Interaction's class columns are factors in output order)."""
+    x = X.iloc[[5]].reset_index(drop=True)
+    lm = LocalModel(preds["multi"][0], x, k=2)
+    expected = r_layout(r, "plot(o)", o=_riml("LocalModel", preds, "multi", x_interest=x, k=2))["cells"]
+    assert list(expected) == ["no", "yes"]
+    assert py_cells(lm.plot()) == expected
+
+
+def test_half_open_ylim_is_trained_on_every_class(r):
+    """With several classes the facets share one y scale: a missing limit is the range of every
+    class's values, not of the panel drawn last."""
+    from r_bridge import RFunction
+    from r_bridge import iml as riml
+
+    # the panel drawn last ("small") has the narrowest range
+    p = Predictor(predict_function=lambda d: pd.DataFrame({"big": 2 * _score(d), "small": 0.1 * _score(d)}), data=X)
+    rp = riml.r_predictor(data=X, model=RFunction(
+        f"function(newdata) data.frame(big = 2 * {_SCORE_R}, small = 0.1 * {_SCORE_R})"))
+    for feature, method, lim, r_lim in [("x1", "ale", (-0.5, None), "c(-0.5, NA)"),
+                                        ("x2", "pdp+ice", (None, 60.0), "c(NA, 60)"),
+                                        ("c1", "pdp", (0.0, None), "c(0, NA)")]:
+        fe = FeatureEffect(p, feature, method=method, grid_size=4)
+        ro = riml.iml("FeatureEffect", rp, feature=feature, method=method, grid_size=4)
+        r_range = r_layout(r, f"plot(o, ylim = {r_lim})", o=ro)["y_range"]
+        for ax in fe.plot(ylim=lim).axes:
+            _close(ax.get_ylim(), r_range, f"{feature} {method}: y range of panel {ax.get_title()}")
+
+
+@pytest.mark.parametrize("method", ["pdp", "pdp+ice"])
+def test_pdp_line_joins_unsorted_grid_points_in_x_order(r, preds, method):
+    """geom_line joins points in x order, whatever the order of the user's grid points."""
+    fe, ro = _fe(preds, "one", "x1", method, grid_points=[5.0, 1.0, 3.0, 8.0])
+    fig = fe.plot()
+    line = [ln for ln in fig.axes[0].get_lines()][-1]
+    np.testing.assert_array_equal(line.get_xdata(), [1.0, 3.0, 5.0, 8.0])
+    compare(py_geometry(fig), r_geometry(r, "plot(o)", o=ro), rug_data={"x": X["x1"]})
+
+
+def _discrete_range(ax, axis: str):
+    return ax.get_xlim() if axis == "x" else ax.get_ylim()
+
+
+@pytest.mark.parametrize("what", ["interaction", "shapley", "local_model", "bars", "boxplots", "tiles",
+                                  "tree_boxplot", "tree_bars"])
+def test_discrete_axes_span_ggplots_range(r, preds, what):
+    """ggplot's discrete scales show 0.6 beyond the first and last level ([0.4, K + 0.6]),
+    whatever is drawn on them (bars, boxes, tiles, points, a rug)."""
+    x = X.iloc[[5]].reset_index(drop=True)
+    if what == "interaction":
+        obj, ro, axis = (Interaction(preds["one"][0], grid_size=5, random_state=RRandom(2)),
+                         _riml("Interaction", preds, "one", seed=2, grid_size=5), "y")
+    elif what == "shapley":
+        obj, ro, axis = (Shapley(preds["one"][0], x_interest=x, sample_size=5, random_state=RRandom(2)),
+                         _riml("Shapley", preds, "one", seed=2, x_interest=x, sample_size=5), "y")
+    elif what == "local_model":
+        obj, ro, axis = LocalModel(preds["one"][0], x, k=2), _riml("LocalModel", preds, "one", x_interest=x, k=2), "y"
+    elif what in ("bars", "boxplots"):
+        (obj, ro), axis = _fe(preds, "one", "c1", "pdp" if what == "bars" else "ice"), "x"
+    elif what == "tiles":
+        (obj, ro), axis = _fe(preds, "one", ["c1", "c2"], "pdp"), "x"
+    else:
+        key = "one" if what == "tree_boxplot" else "multi"
+        obj, ro, axis = TreeSurrogate(preds[key][0], maxdepth=2), _riml("TreeSurrogate", preds, key, maxdepth=2), "x"
+    lay = r_layout(r, "plot(o)", o=ro)
+    r_range = lay["y_range" if axis == "y" else "x_range"]   # (panel ranges as drawn, after coord_flip)
+    assert r_range[0] == pytest.approx(0.4)
+    for ax in (a for a in obj.plot().axes if a.get_label() != "<colorbar>"):
+        _close(_discrete_range(ax, axis), r_range, f"{what}: discrete axis range")
+        if what == "tiles":
+            _close(ax.get_ylim(), lay["y_range"], "tiles: second discrete axis")

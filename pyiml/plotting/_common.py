@@ -9,7 +9,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 __all__ = ["PT", "POINT_S", "lab_colormap", "boxplot", "discrete_axis", "facet_axes", "class_list",
-           "faceted_figure", "hbars", "literal", "sorted_levels", "unstick", "wrap_dims"]
+           "faceted_figure", "hbars", "literal", "outer_labels", "sorted_levels", "unstick", "wrap_dims"]
 
 #: ggplot2 sizes (line widths, point sizes) are in mm; one mm is 72.27 / 25.4 points
 PT = 72.27 / 25.4
@@ -25,17 +25,24 @@ def literal(text) -> str:
     return str(text).replace("$", r"\$")
 
 
-def discrete_axis(ax, axis: str, levels: Sequence, **label_kw) -> Dict[str, int]:
+def discrete_axis(ax, axis: str, levels: Sequence, expand: bool = True, **label_kw) -> Dict[str, int]:
     """A discrete axis as ggplot draws one: the levels at positions 1..K, labelled with their
-    text (``label_kw`` go to the tick labels); returns each level's position by its text."""
+    text (``label_kw`` go to the tick labels), and with ``expand`` the range ggplot's discrete
+    scale shows, 0.6 beyond the first and last position (``[0.4, K + 0.6]`` whatever the bars,
+    boxes, tiles or rug on it); returns each level's position by its text."""
     names = [str(v) for v in levels]
     ticks = range(1, len(names) + 1)
+    limits = (0.4, len(names) + 0.6)
     if axis == "x":
         ax.set_xticks(ticks)
         ax.set_xticklabels([literal(s) for s in names], **label_kw)
+        if expand:
+            ax.set_xlim(*limits)
     else:
         ax.set_yticks(ticks)
         ax.set_yticklabels([literal(s) for s in names], **label_kw)
+        if expand:
+            ax.set_ylim(*limits)
     return {s: i for i, s in enumerate(names, start=1)}
 
 
@@ -93,6 +100,20 @@ def facet_axes(fig: Figure, n: int, sharex: bool = True) -> List:
     return axes
 
 
+def outer_labels(axes: Sequence, ncol: int) -> None:
+    """Axis titles and tick labels of facets only where ggplot's ``facet_wrap`` (fixed scales)
+    draws them: the x axis under the last panel of each column, the y axis left of each row.
+    The hidden titles keep their text (``get_xlabel``)."""
+    n = len(axes)
+    for i, ax in enumerate(axes):
+        if i + ncol < n:
+            ax.tick_params(axis="x", labelbottom=False)
+            ax.xaxis.label.set_visible(False)
+        if i % ncol:
+            ax.tick_params(axis="y", labelleft=False)
+            ax.yaxis.label.set_visible(False)
+
+
 def class_list(col: pd.Series) -> list:
     """The facet values of a class column: its categories, else values in order of appearance."""
     return list(col.cat.categories) if hasattr(col, "cat") else list(dict.fromkeys(col))
@@ -105,9 +126,11 @@ def faceted_figure(res: pd.DataFrame, class_col: str, n_levels: int,
     classes = class_list(res[class_col])
     nrow, ncol = wrap_dims(max(len(classes), 1))
     fig = Figure(figsize=(width * ncol, 0.6 + per_level * max(n_levels, 2) * nrow))
-    for ax, cl in zip(facet_axes(fig, len(classes)), classes):
+    axes = facet_axes(fig, len(classes))
+    for ax, cl in zip(axes, classes):
         draw(ax, res[res[class_col].astype(str) == str(cl)])
         ax.set_title(literal(cl), fontsize=9)
+    outer_labels(axes, ncol)
     fig.tight_layout()
     return fig
 

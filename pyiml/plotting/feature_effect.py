@@ -37,7 +37,8 @@ from matplotlib.patches import Rectangle
 from matplotlib.collections import PatchCollection
 
 from .._algorithms.rformat import r_as_character
-from ._common import PT as _PT, POINT_S as _POINT_S, boxplot, discrete_axis, lab_colormap, literal, unstick, wrap_dims
+from ._common import (PT as _PT, POINT_S as _POINT_S, boxplot, discrete_axis, lab_colormap, literal, outer_labels,
+                      unstick, wrap_dims)
 
 __all__ = ["plot_feature_effect", "plot_feature_effects", "y_axis_label", "GGPLOT_FILL"]
 
@@ -140,7 +141,7 @@ def _numeric_width(fe, j: int, x: np.ndarray) -> float:
 
 
 # ---------------------------------------------------------------------------- one feature
-def _draw_1d(fig, ax, fe, res: pd.DataFrame, rug: bool, ylim, ylabel: Optional[str]):
+def _draw_1d(fig, ax, fe, res: pd.DataFrame, rug: bool, ylim, ylabel: Optional[str], y_range=None):
     f = fe.feature_name[0]
     data_x = fe.predictor.data.X[f]
     if fe.feature_type[0] == "categorical":
@@ -173,6 +174,8 @@ def _draw_1d(fig, ax, fe, res: pd.DataFrame, rug: bool, ylim, ylabel: Optional[s
             ax.add_collection(LineCollection(segs, colors="black", alpha=0.2, linewidths=0.5 * _PT))
             ax.autoscale_view()
         curve = res[res[".type"] != "ice"]
+        # geom_line joins the points in x order (user grid points may come in any order)
+        curve = curve.iloc[np.argsort(curve[f].to_numpy(dtype=float), kind="stable")]
         if fe.method == "pdp+ice":
             ax.plot(curve[f].to_numpy(dtype=float), curve[".value"].to_numpy(dtype=float), color="gold",
                     linewidth=2 * _PT)
@@ -186,10 +189,16 @@ def _draw_1d(fig, ax, fe, res: pd.DataFrame, rug: bool, ylim, ylabel: Optional[s
     if ylabel is not None:
         ax.set_ylabel(ylabel)
     if ylim is not None:
-        vals = res[".value"].to_numpy(dtype=float)
-        if fe.feature_type[0] == "categorical" and fe.method not in ("ice", "pdp+ice"):
-            vals = np.append(vals, 0.0)   # bars: the scale is trained on ymin = 0 too
-        ax.set_ylim(*_expand(ylim, (float(np.nanmin(vals)), float(np.nanmax(vals)))))
+        ax.set_ylim(*_expand(ylim, y_range if y_range is not None else _value_range(fe, res)))
+
+
+def _value_range(fe, res: pd.DataFrame):
+    """The range a 1-D effect's y scale is trained on: every ``.value`` of ``res`` (all classes:
+    the facets share one scale), and 0 for bars, whose ``ymin`` is 0."""
+    vals = res[".value"].to_numpy(dtype=float)
+    if fe.feature_type[0] == "categorical" and fe.method not in ("ice", "pdp+ice"):
+        vals = np.append(vals, 0.0)
+    return float(np.nanmin(vals)), float(np.nanmax(vals))
 
 
 # ---------------------------------------------------------------------------- two features
@@ -213,7 +222,8 @@ def _draw_2d(fig, ax, fe, res: pd.DataFrame, rug: bool, show_data: bool, label: 
             fnum = f2 if fcat == f1 else f1
             levels = list(res[fcat].cat.categories)
             mappable = _rects(ax, res, res[".left"], res[".right"], res[".bottom"], res[".top"], res[".ale"])
-            discrete_axis(ax, "x", levels)
+            # the rectangles' x scale is continuous in iml (labelled breaks at 1..K)
+            discrete_axis(ax, "x", levels, expand=False)
             ax.set_xlabel(literal(fcat))
             ax.set_ylabel(literal(fnum))
             codes = pd.Categorical(X[fcat].astype(object), categories=levels).codes.astype(float) + 1
@@ -342,10 +352,11 @@ def _draw_effect(fig: Figure, spec, fe, rug: bool, show_data: bool, ylim, ylabel
     classes = _classes(res) if multi else [None]
     axes = _facet_grid(fig, spec, len(classes))
     mappables = []
+    y_range = _value_range(fe, res) if fe.n_features == 1 and ylim is not None else None
     for ax, cl in zip(axes, classes):
         sub = res if cl is None else res[res[".class"].astype(str) == str(cl)]
         if fe.n_features == 1:
-            _draw_1d(fig, ax, fe, sub, rug, ylim, ylabel)
+            _draw_1d(fig, ax, fe, sub, rug, ylim, ylabel, y_range)
         else:
             m = _draw_2d(fig, ax, fe, sub, rug, show_data, label)
             if m is not None:
@@ -354,6 +365,8 @@ def _draw_effect(fig: Figure, spec, fe, rug: bool, show_data: bool, ylim, ylabel
             ax.set_title(literal(cl), fontsize=9)
         ax.grid(True, color="0.92")
         ax.set_axisbelow(True)
+    if len(axes) > 1:
+        outer_labels(axes, wrap_dims(len(axes))[1])
     if mappables:
         vals = np.concatenate([np.asarray(m.get_array(), dtype=float) for m in mappables])
         # one scale for every panel; a constant fill gets ggplot's middle colour in each panel
@@ -389,7 +402,8 @@ def plot_feature_effects(fes, features=None, ncols=None, nrows=None, fixed_y: bo
     With ``fixed_y`` all panels share the y range of all ``.value`` columns; panel y titles are
     dropped and the first effect's y title becomes the figure title, as in iml.
     """
-    feats = list(features) if features is not None else list(fes.features)
+    # iml: `if (length(features) > 0)` selects, so an empty selection plots every feature
+    feats = list(features) if features is not None and len(features) > 0 else list(fes.features)
     n = len(feats)
     nrows, ncols = wrap_dims(n, nrows, ncols)
     ylim = None

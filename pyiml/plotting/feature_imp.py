@@ -30,7 +30,6 @@ def plot_feature_imp(results: pd.DataFrame, loss_name: str, sort: bool = True) -
     ax.hlines(y, res["importance.05"], res["importance.95"], color="darkslategrey", linewidth=1.5 * _PT,
               zorder=1)
     ax.scatter(res["importance"], y, s=(3 * _PT) ** 2 / 2, color="black", zorder=2)
-    ax.set_ylim(0.4, len(levels) + 0.6)
     ax.set_xlabel(literal(f"Feature Importance (loss: {loss_name})"))
     ax.set_ylabel("")
     ax.grid(True, color="0.92")

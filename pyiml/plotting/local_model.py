@@ -49,6 +49,10 @@ def plot_local_model(results: pd.DataFrame, multiclass: bool, actual: Optional[f
     res = results.reset_index(drop=True)
     levels = _reorder(res) if len(res) else []
     if multiclass:
+        # iml's .class is a character column here (a factor in Shapley and Interaction), so
+        # facet_wrap orders the panels alphabetically, not in the model's output order
+        cls = res[".class"].astype(str)
+        res[".class"] = pd.Categorical(cls, categories=sorted(set(cls)))
         return faceted_figure(res, ".class", len(levels), lambda ax, sub: _bars(ax, sub, levels), width=3.6,
                               per_level=0.4)
     fig = Figure(figsize=(6, 1.0 + 0.4 * max(len(levels), 2)))

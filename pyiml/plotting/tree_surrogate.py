@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from ._common import boxplot, discrete_axis, facet_axes, literal, unstick, wrap_dims
+from ._common import boxplot, discrete_axis, facet_axes, literal, outer_labels, unstick, wrap_dims
 
 __all__ = ["plot_tree_surrogate", "plot_tree_diagram"]
 
@@ -41,7 +41,7 @@ def plot_tree_surrogate(results: pd.DataFrame, multiclass: bool, outputs: List[s
     panels = _facets(path)
     nrow, ncol = wrap_dims(len(panels))
     fig = Figure(figsize=(3.3 * ncol, 2.9 * nrow + 0.3))
-    axes = facet_axes(fig, len(panels), sharex=not multiclass)
+    axes = facet_axes(fig, len(panels))   # facet_wrap's fixed scales: one class axis for all leaves
     if multiclass:
         cols = [f".y.hat.{c}" for c in outputs]
         label = np.asarray(outputs, dtype=object)[np.argmax(res[cols].to_numpy(dtype=float), axis=1)]
@@ -63,12 +63,12 @@ def plot_tree_surrogate(results: pd.DataFrame, multiclass: bool, outputs: List[s
         for ax, pth in zip(axes, panels):
             sel = (path == pth).to_numpy() if pth is not None else path.isna().to_numpy()
             boxplot(ax, [y[sel]], [1])
-            ax.set_xticks([1])
-            ax.set_xticklabels([""])
+            discrete_axis(ax, "x", [""])   # ggplot's one empty level: [0.4, 1.6]
             ax.set_title("NA" if pth is None else literal(pth), fontsize=8)
             ax.set_ylabel(r"$\hat{y}$")
             ax.grid(True, axis="y", color="0.92")
             ax.set_axisbelow(True)
+    outer_labels(axes, ncol)
     fig.tight_layout()
     return fig
 
