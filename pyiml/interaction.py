@@ -306,17 +306,25 @@ class Interaction(InterpretationMethod):
         enc = data.encoded()
         out: List[np.ndarray] = []
 
-        def predict(lo: int, hi: int, i_lo: int, i_hi: int) -> np.ndarray:
-            """Blocks lo..hi-1 (whole blocks, or one block's rows i_lo..i_hi-1)."""
-            m = i_hi - i_lo
+        def predict(lo: int, hi: int) -> np.ndarray:
+            """Whole blocks lo..hi-1 (n <= batch_size)."""
             patches = {}
             for j, c in enumerate(names):
                 # runs of consecutive blocks that fix c: rows take the block's value row
                 edges = np.diff(np.concatenate(([0], masks[lo:hi, j].view(np.int8), [0])))
                 for b0, b1 in zip(np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)):
-                    patches.setdefault(c, []).append((b0 * m, b1 * m, vrows[lo + b0:lo + b1]))
-            rows = range(0, (hi - lo) * n) if m == n else range(i_lo, i_hi)  # the data in order
-            return p.predict_array(gather_design(data, enc, dict.fromkeys(names, rows), patches))
+                    patches.setdefault(c, []).append((b0 * n, b1 * n, vrows[lo + b0:lo + b1]))
+            return p.predict_array(gather_design(data, enc, dict.fromkeys(names, range(0, (hi - lo) * n)), patches))
+
+        def predict_rows(r0: int, r1: int) -> np.ndarray:
+            """Rows r0..r1-1 of the design of all B blocks (block b: rows b*n..(b+1)*n-1, the
+            data in order with the features of masks[b] set from data row vrows[b])."""
+            patches = {}
+            for b in range(r0 // n, (r1 - 1) // n + 1):
+                lo, hi = max(b * n, r0) - r0, min((b + 1) * n, r1) - r0
+                for j in np.flatnonzero(masks[b]):
+                    patches.setdefault(names[j], []).append((lo, hi, vrows[b]))
+            return p.predict_array(gather_design(data, enc, dict.fromkeys(names, range(r0, r1)), patches))
 
         def means_of(P: np.ndarray, orders: list) -> np.ndarray:
             """(len(orders), k) means of one block's predictions P (n, k), one order at a time."""
@@ -326,15 +334,26 @@ class Interaction(InterpretationMethod):
             per = bs // n
             for lo in range(0, B, per):
                 hi = min(B, lo + per)
-                P = predict(lo, hi, 0, n).reshape(hi - lo, n, -1)
+                P = predict(lo, hi).reshape(hi - lo, n, -1)
                 if all(len(c) == 1 and c[0] is None for c in consumers[lo:hi]):   # data order: at once
                     out.append(_shifted_means(P))
                 else:
                     out.extend(means_of(P[b], consumers[lo + b]) for b in range(hi - lo))
         else:
-            for b in range(B):
-                P = np.concatenate([predict(b, b + 1, lo, min(n, lo + bs)) for lo in range(0, n, bs)])
-                out.append(means_of(P, consumers[b]))
+            # the B blocks as one design of B * n rows, cut into calls of batch_size rows that may
+            # span two blocks (cut at each block's own end, n = batch_size + 1 would give as many
+            # one-row calls as full ones); each block's n predictions are averaged once complete
+            pending: List[np.ndarray] = []
+            have, b = 0, 0
+            for r0 in range(0, B * n, bs):
+                P = predict_rows(r0, min(B * n, r0 + bs))
+                pending.append(P)
+                have += len(P)
+                while have >= n:
+                    P_all = np.concatenate(pending) if len(pending) > 1 else pending[0]
+                    out.append(means_of(P_all[:n], consumers[b]))
+                    rest = P_all[n:]
+                    pending, have, b = ([rest] if len(rest) else []), len(rest), b + 1
         return np.concatenate(out, axis=0) if out else np.empty((0, 1))
 
     # ------------------------------------------------------------------ public

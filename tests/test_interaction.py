@@ -84,6 +84,29 @@ def test_partial_dependences_are_reused_and_batched():
     pd.testing.assert_frame_equal(ia.results, ref.results, check_exact=False, rtol=1e-12, atol=1e-13)
 
 
+@pytest.mark.parametrize("feature", [None, "b"])
+@pytest.mark.parametrize("random_state", [1, "rr"])
+def test_data_longer_than_a_batch_is_predicted_in_full_batches(feature, random_state):
+    """n = batch_size + 1: the design of all blocks is cut into full batches that span block
+    ends (cut at each block's own end, half the calls were one row), same results."""
+    rng = np.random.default_rng(0)
+    n, bs = 41, 40
+    X = pd.DataFrame(rng.uniform(size=(n, 3)), columns=list("abc"))
+    f = lambda d: d["a"].to_numpy() * d["b"].to_numpy() + d["c"].to_numpy()
+    g, calls = _counting(f)
+    rs = (lambda: RRandom(2)) if random_state == "rr" else (lambda: random_state)
+    ia = Interaction(Predictor(predict_function=g, data=X, batch_size=bs), feature=feature, grid_size=5,
+                     random_state=rs())
+    assert max(calls) <= bs
+    # the designs' last batches (one design per feature under RRandom, whose grids differ) may
+    # be short; cut at every block's end there were twice the minimum
+    assert len(calls) <= 1.3 * -(-sum(calls) // bs), calls
+    assert calls.count(1) <= 1, calls
+    ref = Interaction(Predictor(predict_function=f, data=X, batch_size=10_000), feature=feature, grid_size=5,
+                      random_state=rs())
+    pd.testing.assert_frame_equal(ia.results, ref.results)
+
+
 @pytest.mark.parametrize("random_state", [5, "rr"])
 def test_n_jobs_do_not_change_results(random_state):
     rng = np.random.default_rng(3)
