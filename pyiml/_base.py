@@ -74,6 +74,13 @@ class InterpretationMethod:
         self.results = None
         self._finished = False
 
+    def _class_key(self):
+        """The predictor's output selection (``class_``) as a hashable key: predictions cached
+        under one selection are not reused under another (``Predictor.class_`` may be assigned
+        between calls, and iml re-predicts with the current class)."""
+        cls = getattr(self.predictor, "class_", None)
+        return tuple(cls) if cls is not None else None
+
     @contextlib.contextmanager
     def _all_or_nothing(self):
         """A recomputation (``explain``, ``center``, ``set_feature``) that fails — a bad argument,

@@ -464,7 +464,7 @@ class FeatureEffect(_LazyResults, InterpretationMethod):
         self._warn_if_model_draws(self._random)
 
     def _finish(self, plan, preds) -> None:
-        names = self.predictor.output_names
+        names = list(self.predictor.output_names)   # (the lazy ICE table keeps this run's names)
         self._multiclass = len(names) > 1
         if self.method == "ale":
             res = plan.finish(preds, names, center_at=self._anchor if self.n_features == 1 else None)

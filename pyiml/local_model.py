@@ -260,11 +260,15 @@ class LocalModel(InterpretationMethod):
     def _run(self, force: bool = False) -> None:
         data = self.sampler
         X = data.X
-        if self._pred is None:
+        key = self._class_key()
+        if self._pred is None or getattr(self, "_pred_key", None) != key or not hasattr(self, "_pred_outputs"):
+            # (re-predicted after a class_ change)
             self._pred = self.predictor.predict_batched(len(X), lambda s, e: X.iloc[s:e])
+            self._pred_outputs = list(self.predictor.output_names)
+            self._pred_key = key
         P = self._pred
         self._multiclass = P.shape[1] > 1
-        outputs = list(self.predictor.output_names)
+        outputs = list(self._pred_outputs)
         x = self.x_interest
         labels = _feature_values(x)[0]
         names, cols, matrix = recode(data, X, x, labels)
@@ -340,6 +344,7 @@ class LocalModel(InterpretationMethod):
         self.best_fit_index = best
         self.weights = w
         self._classes = classes
+        self._outputs = outputs
         self.results = self._effects(fit, best, names, xr[0], x, labels)
         self._finished = True
 
@@ -403,7 +408,8 @@ class LocalModel(InterpretationMethod):
             pred = _glmnet.predict(self.model, m, s_index=self.best_fit_index)
             return pd.DataFrame({"prediction": np.asarray(pred, dtype=float).reshape(-1)})
         probs = _glmnet.predict(self.model, m, s_index=self.best_fit_index, type="response")
-        outputs = list(self.predictor.output_names)
+        # the fit's own outputs, whatever class_ is now (as iml; a pickle from before 0.1 has none)
+        outputs = list(getattr(self, "_outputs", None) or self.predictor.output_names)
         out = np.zeros((len(nd), len(outputs)))
         for j, c in enumerate(self._classes):
             out[:, outputs.index(c)] = probs[:, j]

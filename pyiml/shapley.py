@@ -407,12 +407,14 @@ class Shapley(InterpretationMethod):
         return diff.transpose(1, 0, 2).reshape(Rc, M, p, K), px
 
     def _set_predictions(self, y_x: np.ndarray, outputs: List[str]) -> None:
-        if self._avg is None:
+        key = self._class_key()
+        if self._avg is None or getattr(self, "_avg_key", None) != key:   # (re-predicted after a class_ change)
             X = self.sampler.X
             P = self.predictor.predict_batched(len(X), lambda s, e: X.iloc[s:e])
             # R's colMeans (a sequential long-double sum, 6-8 ns a value) where the draws are R's; numpy's
             # pairwise mean otherwise (the same up to an ulp or two, and 10 times faster)
             self._avg = r_colMeans(P) if self._rs.r_exact else P.mean(axis=0)
+            self._avg_key = key
         single = len(outputs) == 1
         self.y_hat_average = float(self._avg[0]) if single else pd.Series(self._avg, index=outputs)
         if single and len(y_x) == 1:

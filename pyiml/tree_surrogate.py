@@ -285,6 +285,7 @@ class TreeSurrogate(InterpretationMethod):
         outputs = list(self.predictor.output_names)
         multi = P.shape[1] > 1
         self._multiclass = multi
+        self._outputs = outputs   # the tree's own outputs: a later class_ change does not rename them
         TX = _tree_frame(X)
         names = outputs if multi else ["y.hat"]
         if self.engine == "ctree":
@@ -337,7 +338,7 @@ class TreeSurrogate(InterpretationMethod):
             raise ValueError(f"type must be 'prob' or 'class', got {type!r}")
         nd = self._newdata(newdata)
         T = self._fit.predict(nd)
-        outputs = list(self.predictor.output_names)
+        outputs = self._tree_outputs()
         if not self._multiclass:
             return pd.DataFrame({".y.hat": T[:, 0]})
         if type == "class":
@@ -363,11 +364,26 @@ class TreeSurrogate(InterpretationMethod):
         if len(nd) < 2:
             raise ValueError("newdata needs at least two rows to compute a variance")
         P = self.predictor.predict_batched(len(nd), lambda s, e: nd.iloc[s:e])
+        outputs, now = self._tree_outputs(), list(self.predictor.output_names)
+        if now != outputs:
+            # Predictor.class_ was assigned after the fit: compare each of the tree's outputs with
+            # the model's output of that name
+            missing = [c for c in outputs if c not in now]
+            if missing:
+                raise ValueError(
+                    f"the tree was fitted to the model outputs {outputs}, but the predictor now gives {now} "
+                    f"(its class_ was changed to {self.predictor.class_!r}): set class_ back to select "
+                    f"{missing}, or fit a new TreeSurrogate")
+            P = P[:, [now.index(c) for c in outputs]]
         T = self._fit.predict(_tree_frame(nd))
         fid = _fidelity(T, P)
         if self._multiclass:
-            return pd.Series(fid, index=pd.Index(self.predictor.output_names, dtype=object), name="r.squared")
+            return pd.Series(fid, index=pd.Index(outputs, dtype=object), name="r.squared")
         return float(fid[0])
+
+    def _tree_outputs(self) -> List[str]:
+        """The model outputs the tree was fitted to (a pickle from before 0.1 has none stored)."""
+        return list(getattr(self, "_outputs", None) or self.predictor.output_names)
 
     def _params_repr(self) -> list:
         rsq = self.r_squared
@@ -393,7 +409,7 @@ class TreeSurrogate(InterpretationMethod):
     def _plot(self, kind: str = "leaves"):
         from .plotting.tree_surrogate import plot_tree_diagram, plot_tree_surrogate
 
-        outputs = list(self.predictor.output_names)
+        outputs = self._tree_outputs()
         if kind == "tree":
             return plot_tree_diagram(self._tree_layout(), outputs if self._multiclass else None)
         return plot_tree_surrogate(self.results, multiclass=self._multiclass, outputs=outputs)

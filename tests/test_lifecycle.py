@@ -219,3 +219,57 @@ def test_printout_shows_every_result_column():
     assert all(f"feature_{i} " in head or head.endswith(f"feature_{i}") for i in range(14))
     assert ".y.hat.tree" in head and "..." not in head
     assert max(len(line) for line in head.splitlines()) <= 80
+
+
+# ---------------------------------------------------------------------------- class_ assigned later
+def _three(d: pd.DataFrame) -> pd.DataFrame:
+    s = np.column_stack([2 * d["a"] - 1, d["b"], 0.5 * d["c"] + d["a"] * d["b"]])
+    e = np.exp(s - s.max(axis=1, keepdims=True))
+    return pd.DataFrame(e / e.sum(axis=1, keepdims=True), columns=["u", "v", "w"])
+
+
+@pytest.mark.filterwarnings("ignore:from glmnet")    # (the multinomial path stops early on these data)
+def test_fitted_surrogates_keep_their_outputs_when_class_changes(data):
+    """iml's TreeSurrogate and LocalModel keep the outputs they were fitted to when the
+    Predictor's class is changed afterwards (they read the predictor's current outputs: errors,
+    or the wrong column)."""
+    from pyiml import LocalModel, TreeSurrogate
+
+    X = data.drop(columns="y")
+    p = Predictor(predict_function=_three, data=X)
+    ts = TreeSurrogate(p, maxdepth=2)
+    lm = LocalModel(p, X.iloc[[5]], k=2)
+    before = (ts.predict(X), ts.predict(X, type="class"), lm.predict(X.iloc[:4]), ts.r_squared_on(X))
+    p.class_ = "w"          # before any prediction under it (output_names unknown)
+    pd.testing.assert_frame_equal(ts.predict(X), before[0])
+    pd.testing.assert_frame_equal(ts.predict(X, type="class"), before[1])
+    pd.testing.assert_frame_equal(lm.predict(X.iloc[:4]), before[2])
+    assert len(ts.plot().axes) == ts.results[".node"].nunique()
+    with pytest.raises(ValueError, match=r"fitted to the model outputs \['u', 'v', 'w'\].*set class_ back"):
+        ts.r_squared_on(X)
+    p.class_ = ["w", "u", "v"]   # every output, in another order: compared by name
+    pd.testing.assert_series_equal(ts.r_squared_on(X), before[3])
+
+
+@pytest.mark.filterwarnings("ignore:from glmnet")
+def test_explain_predicts_under_the_current_class(data):
+    """``explain()`` after ``class_`` changed uses the new class, as iml re-predicts (the cached
+    predictions of the data were reused: Shapley's average of the old class, LocalModel's
+    stale fit or an IndexError)."""
+    from pyiml import LocalModel
+
+    X = data.drop(columns="y")
+    p = Predictor(predict_function=_three, data=X)
+    sh = Shapley(p, X.iloc[[3]], sample_size=5, random_state=1)
+    lm = LocalModel(p, X.iloc[[3]], k=2)
+    p.class_ = "v"
+    sh.explain(X.iloc[[7]])
+    assert sh.y_hat_average == pytest.approx(_three(X)["v"].mean(), abs=1e-15)
+    assert "class" not in sh.results.columns and len(sh.results) == 3     # one output, as iml
+    lm.explain(X.iloc[[7]])
+    fresh = LocalModel(p, X.iloc[[7]], k=2)
+    pd.testing.assert_frame_equal(lm.results, fresh.results)
+    assert ".class" not in lm.results.columns
+    p.class_ = None            # back to every class
+    lm.explain(X.iloc[[7]])
+    assert set(lm.results[".class"]) <= {"u", "v", "w"} and len(lm.predict().columns) == 3
