@@ -114,3 +114,25 @@ def test_rug_of_a_feature_at_the_double_range(values):
     # jittered by at most 1% of the finite values' range
     span = 0.01 * x1[finite].max() - 0.01 * x1[finite].min()
     assert np.all(np.abs(ticks - x1[finite]) <= span)
+
+
+def test_facets_label_only_their_outer_axes():
+    """As facet_wrap (fixed scales): x tick labels and title only under the last panel of each
+    column, y tick labels and title only left of each row (were repeated on every panel)."""
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.uniform(size=(30, 3)), columns=["a", "b", "c"])
+
+    def four(d):
+        s = np.column_stack([d["a"], d["b"], d["c"], d["a"] * d["b"]])
+        return pd.DataFrame(s / s.sum(axis=1, keepdims=True), columns=["k1", "k2", "k3", "k4"])
+
+    fig = pyiml.Interaction(pyiml.Predictor(predict_function=four, data=X), grid_size=4, random_state=1).plot()
+    fig.canvas.draw()
+    axes = fig.axes
+    assert [a.get_title() for a in axes] == ["k1", "k2", "k3", "k4"]           # 2 x 2
+    shown_x = [a.xaxis.label.get_visible() and any(t.get_visible() and t.get_text() for t in a.get_xticklabels())
+               for a in axes]
+    shown_y = [a.yaxis.label.get_visible() and any(t.get_visible() and t.get_text() for t in a.get_yticklabels())
+               for a in axes]
+    assert shown_x == [False, False, True, True] and shown_y == [True, False, True, False]
+    assert all(a.get_ylabel() == "Features" for a in axes)     # the hidden titles keep their text
