@@ -855,7 +855,7 @@ class FeatureEffects(_LazyResults, InterpretationMethod):
                  n_jobs: int = 1, progress: bool = False):
         super().__init__(predictor)
         self.n_jobs = check_n_jobs(n_jobs)
-        self.progress = bool(progress)
+        self.progress = check_bool(progress, "progress")
         names = self.sampler.feature_names
         if features is None:
             feats = list(names)

@@ -140,7 +140,7 @@ class FeatureImp(InterpretationMethod):
             )
         super().__init__(predictor)
         self.n_jobs = check_n_jobs(n_jobs)
-        self.progress = bool(progress)
+        self.progress = check_bool(progress, "progress")
         self.compare = compare
         self.n_repetitions = n_repetitions
         self.loss = loss_fn

@@ -150,7 +150,7 @@ class Interaction(InterpretationMethod):
         self.feature = feature
         self.grid_size = min(grid_size, self.sampler.n_rows)
         self.n_jobs = check_n_jobs(n_jobs)
-        self.progress = bool(progress)
+        self.progress = check_bool(progress, "progress")
         self._rs = as_random_source(random_state)
         self.partial_dependence: Dict[str, dict] = {}
         self._run()

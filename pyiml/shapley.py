@@ -269,7 +269,7 @@ class Shapley(InterpretationMethod):
         super().__init__(predictor)
         self.sample_size = sample_size
         self.n_jobs = check_n_jobs(n_jobs)
-        self.progress = bool(progress)
+        self.progress = check_bool(progress, "progress")
         self._rs = as_random_source(random_state)
         self.x_interest: Optional[pd.DataFrame] = None
         self.y_hat_interest = None

@@ -150,3 +150,18 @@ def test_methods_run_from_many_threads_share_the_decisions_safely():
         sys.setswitchinterval(old)
     for got in results:
         pd.testing.assert_frame_equal(got, want)
+
+
+@pytest.mark.parametrize("value", ["yes", 1, None])
+def test_progress_must_be_a_bool(value):
+    """progress was taken as bool(progress): "yes" (or 1) showed bars, None hid them silently."""
+    import pandas as pd
+    from pyiml import FeatureEffects, FeatureImp, Interaction, Predictor, Shapley
+
+    X = pd.DataFrame({"a": [0.1, 0.5, 0.9, 0.3], "b": [1.0, 2.0, 0.5, 1.5]})
+    p = Predictor(predict_function=lambda d: d["a"] * d["b"], data=X, y=X["a"] + X["b"])
+    for make in (lambda: FeatureImp(p, "mae", progress=value), lambda: FeatureEffects(p, progress=value),
+                 lambda: Interaction(p, grid_size=2, progress=value),
+                 lambda: Shapley(p, X.iloc[[0]], sample_size=2, progress=value)):
+        with pytest.raises(TypeError, match="progress must be True or False"):
+            make()
