@@ -7,11 +7,13 @@ with ``--progress``); warnings raised while a method runs are shown in the repor
 drawn with matplotlib's Agg unless MPLBACKEND names another backend; an MPLBACKEND that names
 none is replaced by Agg with one line on stderr.
 Usage errors (missing file, a CSV that is not UTF-8, unknown column or method, missing feature
-values, a model without ``predict``, a ``--loss`` the model's predictions do not suit, an output
-directory that cannot be made or written) exit with status 2 and one message; a pyiml method that
-fails while the report is built is shown in the report and makes the exit status 1. Where CRAN
-iml fails in the comparison (iml's own bugs, see docs/differences.md), the report shows its error
-and one line on stderr says so; the status stays 0.
+values, a model without ``predict``, a ``--loss`` the model's predictions do not suit, a seed out of
+range, an output directory or ``index.html`` in it that cannot be made or written) exit with status
+2 and one message, before any method runs (a report file that cannot be written after all, once
+the methods ran, also exits with 2 and one message); a pyiml method that fails while the report
+is built is shown in the report and makes the exit status 1. Where CRAN iml fails in the
+comparison (iml's own bugs, see docs/differences.md), the report shows its error and one line on
+stderr says so; the status stays 0.
 """
 from __future__ import annotations
 
@@ -22,27 +24,35 @@ import sys
 from pathlib import Path
 from typing import List, Optional, Sequence
 
+from .random import _SEED_MAX as _R_SEED_MAX
+from .random import _SEED_MIN as _R_SEED_MIN
+
 __all__ = ["main", "build_parser"]
 
 _METHODS_HELP = ("methods to run, by name or as a comma-separated list, case-insensitive: {} (default: every "
                  "one this pyiml provides)")
 
 
-def _int_at_least(low: int):
-    """An argparse type: a whole number >= ``low``."""
+def _int_at_least(low: int, high: Optional[int] = None, why: str = ""):
+    """An argparse type: a whole number >= ``low`` (and <= ``high``); ``why`` is added to the
+    message of a number out of range."""
     def parse(text: str) -> int:
         try:
             v = int(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-        if v < low:
-            raise argparse.ArgumentTypeError(f"expected a number >= {low}, got {v}")
+        if v < low or (high is not None and v > high):
+            bounds = f">= {low}" if high is None else f"in [{low}, {high}]"
+            raise argparse.ArgumentTypeError(f"expected a number {bounds}, got {v}{why}")
         return v
     return parse
 
 
 _nonneg_int = _int_at_least(0)
 _pos_int = _int_at_least(1)
+_numpy_seed = _int_at_least(0, why=" (numpy seeds are not negative; --r-seed takes R's negative seeds)")
+# the seeds R's set.seed takes (a 32-bit integer; -2^31 is R's NA), as pyiml.RRandom does
+_r_seed = _int_at_least(_R_SEED_MIN, _R_SEED_MAX, why=" (R's set.seed takes a 32-bit integer)")
 
 
 def _add_common(p: argparse.ArgumentParser, default_out: str) -> None:
@@ -52,12 +62,13 @@ def _add_common(p: argparse.ArgumentParser, default_out: str) -> None:
 
     p.add_argument("--methods", nargs="+", metavar="METHOD", help=_METHODS_HELP.format(", ".join(METHODS)))
     seeds = p.add_mutually_exclusive_group()
-    seeds.add_argument("--seed", type=_nonneg_int, metavar="N",
-                       help="numpy seed for the random methods (report's default: none, so FeatureImp, Shapley and "
-                            "Interaction vary from run to run)")
-    seeds.add_argument("--r-seed", type=_nonneg_int, metavar="N",
+    seeds.add_argument("--seed", type=_numpy_seed, metavar="N",
+                       help="numpy seed for the random methods, >= 0 (report's default: none, so FeatureImp, Shapley "
+                            "and Interaction vary from run to run); the comparison with CRAN iml replays "
+                            f"set.seed(N), so N <= {_R_SEED_MAX} unless --no-r")
+    seeds.add_argument("--r-seed", type=_r_seed, metavar="N",
                        help="R-exact random draws: pyiml.RRandom(N) per method, the numbers of CRAN iml after "
-                            "set.seed(N)")
+                            f"set.seed(N); N in [{_R_SEED_MIN}, {_R_SEED_MAX}], R's range")
     p.add_argument("--no-r", action="store_true", help="skip the side-by-side comparison with CRAN iml")
     p.add_argument("--quick", action="store_true",
                    help="small method settings (seconds instead of a minute; at most 120 rows unless --max-rows)")
@@ -217,23 +228,22 @@ def _check_data_path(parser: argparse.ArgumentParser, path: Path) -> None:
 
 def _check_out(parser: argparse.ArgumentParser, out: str) -> None:
     """The report directory, made (after the other checks, so that a usage error leaves nothing
-    behind) before any method runs: a bad --out must not wait for every method. Writing is
-    tried, not inferred from permissions (root may write anywhere os.access says, but not to
-    e.g. /sys)."""
-    import tempfile
+    behind) before any method runs, and its ``index.html`` checked: a bad --out must not wait for
+    every method. Writing is tried, not inferred from permissions (root may write anywhere
+    os.access says, but not to e.g. /sys); see :func:`pyiml.report.build.check_report_path`."""
+    from .report.build import ReportWriteError, check_report_path
 
-    d = Path(out)
-    if d.exists() and not d.is_dir():
-        parser.error(f"--out: {d} exists and is not a directory")
     try:
-        d.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        parser.error(f"--out: cannot make the directory {d}: {exc.strerror or exc}")
-    try:
-        with tempfile.TemporaryFile(dir=d):
-            pass
-    except OSError as exc:
-        parser.error(f"--out: cannot write to {d}: {exc.strerror or exc}")
+        check_report_path(out)
+    except ReportWriteError as exc:
+        parser.error(f"--out: {exc}")
+
+
+def _check_seed_range(parser: argparse.ArgumentParser, args) -> None:
+    """--seed beyond R's range with the CRAN iml comparison, which replays set.seed(--seed)."""
+    if args.seed is not None and args.seed > _R_SEED_MAX and not args.no_r:
+        parser.error(f"--seed: {args.seed} is beyond {_R_SEED_MAX}, and the comparison with CRAN iml replays R's "
+                     "set.seed(N), which takes a 32-bit integer: give a smaller seed, or add --no-r")
 
 
 def _categorical_text(data):
@@ -282,16 +292,19 @@ def _check_loss(parser: argparse.ArgumentParser, loss: str, model, data, target:
 def _run(args, cases, methods, title: str, intro: str) -> int:
     import warnings
 
-    from .report import build_report
+    from .report import ReportWriteError, build_report
 
     with warnings.catch_warnings():
         # a method's warnings are notes in the report; the rest (e.g. matplotlib's missing glyphs of
         # a font) would only clutter the terminal
         warnings.simplefilter("ignore")
-        result = build_report(cases, out_dir=args.out, methods=methods, settings=_settings(args), seed=args.seed,
-                              r_seed=args.r_seed, compare_r=not args.no_r,
-                              progress=bool(args.progress) and not args.quiet,
-                              title=title, intro=intro)
+        try:
+            result = build_report(cases, out_dir=args.out, methods=methods, settings=_settings(args),
+                                  seed=args.seed, r_seed=args.r_seed, compare_r=not args.no_r,
+                                  progress=bool(args.progress) and not args.quiet,
+                                  title=title, intro=intro)
+        except ReportWriteError as exc:   # --out was checked first; this is a change since (or a full disk)
+            args.subparser.error(f"--out: {exc}")
     if not args.quiet:
         print(f"Report written to {result.path.resolve()}")
         for f in result.failures:
@@ -307,6 +320,7 @@ def _report(parser, args) -> int:
     from .report import Case
 
     methods = _methods(parser, args.methods)
+    _check_seed_range(parser, args)
     _check_data_path(parser, Path(args.data))
     model = _load_model(parser, Path(args.model))
     data = _load_data(parser, Path(args.data), args.target, model)
@@ -338,6 +352,7 @@ def _demo(parser, args) -> int:
     from .report import demo_cases
 
     methods = _methods(parser, args.methods)
+    _check_seed_range(parser, args)
     _check_out(parser, args.out)
     if args.seed is None and args.r_seed is None:
         args.r_seed = 1

@@ -7,6 +7,8 @@ per output, named as iml names them (spec §4.1).
 """
 from __future__ import annotations
 
+import numbers
+import sys
 from typing import Callable, List, Optional, Sequence
 
 import numpy as np
@@ -276,6 +278,32 @@ def _check_class(class_) -> Optional[List[str]]:
     return class_
 
 
+def _check_batch_size(value, name: str = "batch_size") -> int:
+    """``value`` as a number of rows per model call: a whole number >= 1.
+
+    Integers (Python's, numpy's) and whole floats (``1000.0``, ``1e5``) are taken; a count
+    beyond ``sys.maxsize`` rows is taken as ``sys.maxsize`` (no batch is ever that large, and
+    numpy's arithmetic on batch bounds stays within int64). ``TypeError`` for anything that is
+    not a number (bools, strings, None), ``ValueError`` for NaN, infinities, fractions and
+    numbers below 1; both name ``name``.
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number >= 1 (a whole number of rows per model call, e.g. 1000), got "
+                        f"{value!r} of type {type(value).__name__}")
+    if isinstance(value, numbers.Integral):
+        rows = int(value)
+    else:
+        v = float(value)
+        if not np.isfinite(v) or not v.is_integer():
+            raise ValueError(f"{name} must be a number >= 1 (a whole number of rows per model call, e.g. 1000), "
+                             f"got {value!r}")
+        rows = int(v)
+    if rows < 1:
+        raise ValueError(f"{name} must be a number >= 1 (a whole number of rows per model call, e.g. 1000), got "
+                         f"{value!r}")
+    return min(rows, sys.maxsize)
+
+
 def prediction_function(model=None, predict_function: Optional[Callable] = None,
                         type: Optional[str] = None) -> Callable[[pd.DataFrame], pd.DataFrame]:
     """The function that turns ``newdata`` into a prediction frame with iml's column names.
@@ -415,7 +443,15 @@ class Predictor:
         ``predict(model, newdata, type = type)`` (it wins over the RModel's own ``type``, as
         in :func:`r_bridge.r_predictor`).
     batch_size : int, default 1000
-        Maximal number of rows per model call made by the methods (R: ``batch.size``).
+        Maximal number of rows per model call made by the methods (R: ``batch.size``): a whole
+        number >= 1 (a whole float such as ``1e5`` is taken as that integer). It can be assigned
+        later (``p.batch_size = 5000``), with the same check.
+    predict_fun : callable, optional
+        Keyword-only alias of ``predict_function`` (R's partial match of ``predict.fun``); give
+        one of the two.
+    **kwargs
+        Only ``class``, R's name of ``class_`` (a Python keyword, so pass it as
+        ``**{"class": "setosa"}``); any other name raises ``TypeError``.
 
     Attributes
     ----------
@@ -451,8 +487,7 @@ class Predictor:
             if predict_function is not None:
                 raise TypeError("give predict_function or its alias predict_fun, not both")
             predict_function = predict_fun
-        if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer, float)) or not np.isfinite(batch_size) or batch_size < 1:
-            raise ValueError(f"batch_size must be a number >= 1, got {batch_size!r}")
+        batch_size = _check_batch_size(batch_size)
         class_ = _check_class(class_)
         if model is None and predict_function is None:
             raise ValueError("Provide a model, a predict_function or both!")
@@ -480,7 +515,7 @@ class Predictor:
         self.predict_function = predict_function
         self._class: Optional[List[str]] = class_
         self.type = type
-        self.batch_size = int(batch_size)
+        self._batch_size = batch_size
         self.task = self._infer_task()
         fitted = getattr(model, "feature_names_in_", None) if predict_function is None else None
         if fitted is not None:
@@ -509,6 +544,18 @@ class Predictor:
         self._class = _check_class(value)
         self._selection = None      # chosen again on the next prediction
         self.output_names = None
+
+    @property
+    def batch_size(self) -> int:
+        """Maximal number of rows per model call made by the methods (R: ``$batch.size``).
+
+        Assigning it (``p.batch_size = 5000``) applies to the methods run afterwards; it is
+        checked as the constructor checks it (a whole number >= 1)."""
+        return self._batch_size
+
+    @batch_size.setter
+    def batch_size(self, value) -> None:
+        self._batch_size = _check_batch_size(value)
 
     # ------------------------------------------------------------------ set-up
     def _infer_task(self) -> str:
@@ -649,12 +696,13 @@ class Predictor:
         """Predict a design of ``n_rows`` rows built batch by batch.
 
         ``make_batch(start, stop)`` returns the design rows ``start..stop-1``; each batch holds at
-        most ``batch_size`` (default: the predictor's) rows, so memory is bounded by it.
+        most ``batch_size`` (None: the predictor's; else a whole number >= 1, checked as the
+        constructor's ``batch_size``) rows, so memory is bounded by it.
         Returns the stacked (n_rows, k) prediction array; with ``sink``, each batch's predictions
         go to ``sink(start, stop, values)`` instead (``values`` may share memory with the model's
         output or its input: consume them before returning) and None is returned.
         """
-        bs = int(batch_size or self.batch_size)
+        bs = self.batch_size if batch_size is None else _check_batch_size(batch_size)
         out = None
         starts = range(0, n_rows, bs)
         if progress:
@@ -691,9 +739,12 @@ class Predictor:
         return state
 
     def __setstate__(self, state):
-        if "class_" in state:   # pickled before class_ became a property
+        if "class_" in state or "batch_size" in state:   # pickled before they became properties
             state = dict(state)
-            state["_class"] = state.pop("class_")
+            if "class_" in state:
+                state["_class"] = state.pop("class_")
+            if "batch_size" in state:
+                state["_batch_size"] = _check_batch_size(state.pop("batch_size"))
         self.__dict__.update(state)
         self._call, self._vector_name, self._matrix_prefix = _raw_prediction(
             self.model, self.predict_function, self.type)

@@ -536,3 +536,51 @@ def test_integer_feature_distinct_only_beyond_double_precision():
     const = d.assign(i1=np.int64(5))
     q = Predictor(predict_function=lambda nd: nd["x2"].to_numpy(), data=const)
     check(lambda: FeatureEffect(q, "i1", method="pdp"), ValueError, "has only one unique value", const)
+
+
+# ---------------------------------------------------------------------------- batch_size
+@pytest.mark.parametrize("bs, exc", [
+    # were: 1.5 silently truncated to 1; "10", None and [5] a ValueError; bools already refused
+    (1.5, ValueError), (0.5, ValueError), (float("nan"), ValueError), (float("inf"), ValueError),
+    (0, ValueError), (-3, ValueError), (np.int64(0), ValueError),
+    ("10", TypeError), (None, TypeError), ([5], TypeError), (True, TypeError), (np.bool_(True), TypeError),
+])
+def test_batch_size_must_be_a_whole_number(bs, exc):
+    d = _df()
+    check(lambda: Predictor(predict_function=f_reg, data=d, batch_size=bs), exc,
+          r"batch_size must be a number >= 1 \(a whole number of rows per model call", d)
+
+
+@pytest.mark.parametrize("bs, kept", [(5, 5), (np.int64(7), 7), (np.uint8(3), 3), (2.0, 2), (1e5, 100000),
+                                      (np.float64(4.0), 4), (10 ** 30, 2 ** 63 - 1), (1e300, 2 ** 63 - 1)])
+def test_batch_size_whole_numbers_are_taken(bs, kept):
+    # was: 10**30 a TypeError from numpy ("ufunc 'isfinite' not supported for the input types")
+    p = pred(batch_size=bs)
+    assert p.batch_size == kept and type(p.batch_size) is int
+    fe = FeatureEffect(p, "a", method="pdp", grid_size=3)
+    assert len(fe.results) == 3
+
+
+@pytest.mark.parametrize("bs, exc", [(0, ValueError), (-3, ValueError), (2.5, ValueError), ("x", TypeError),
+                                     (None, TypeError)])
+def test_assigned_batch_size_is_checked(bs, exc):
+    # was accepted; FeatureEffect then failed with "range() arg 3 must not be zero" (0), or predicted nothing
+    p = pred(batch_size=50)
+    with pytest.raises(exc, match="batch_size must be a number >= 1"):
+        p.batch_size = bs
+    assert p.batch_size == 50
+    p.batch_size = 4.0
+    assert p.batch_size == 4
+
+
+@pytest.mark.parametrize("bs, exc", [(0, ValueError), (-3, ValueError), (2.5, ValueError), ("x", TypeError)])
+def test_predict_batched_batch_size_is_checked(bs, exc):
+    # were: 0 silently the predictor's batch size, -3 an empty (0, 1) array, 2.5 batches of 2
+    d = _df()
+    p = pred(d)
+    with pytest.raises(exc, match="batch_size must be a number >= 1"):
+        p.predict_batched(N, lambda s, e: d.iloc[s:e], batch_size=bs)
+    calls = []
+    out = p.predict_batched(N, lambda s, e: calls.append(e - s) or d.iloc[s:e], batch_size=7)
+    assert out.shape == (N, 1) and max(calls) == 7
+    assert p.predict_batched(N, lambda s, e: d.iloc[s:e], batch_size=None).shape == (N, 1)

@@ -1,4 +1,6 @@
 """Predictor and Data: iml's semantics (spec §3, §4) and clear errors on bad input."""
+import pickle
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -516,3 +518,44 @@ def test_assigning_class_applies_to_the_next_prediction():
     with pytest.raises(TypeError, match="class_"):
         p.class_ = 1.5
     assert p.class_ is None
+
+
+def test_batch_size_is_a_checked_property_and_old_pickles_load(df):
+    # batch_size was a plain attribute: p.batch_size = 0 was accepted and the methods failed later
+    X = _numeric(df)
+    p = Predictor(data=X, predict_function=lambda nd: nd["a"], batch_size=10)
+    with pytest.raises(ValueError, match="batch_size must be a number >= 1"):
+        p.batch_size = 0
+    with pytest.raises(TypeError, match="batch_size must be a number >= 1"):
+        p.batch_size = "5"
+    p.batch_size = np.int32(3)
+    assert p.batch_size == 3 and type(p.batch_size) is int
+    # a Predictor pickled while batch_size (and class_) were plain attributes
+    p = Predictor(data=X, predict_function=_first_column, batch_size=10)
+    state = p.__getstate__()
+    state["batch_size"] = state.pop("_batch_size")
+    state["class_"] = state.pop("_class")
+    old = Predictor.__new__(Predictor)
+    old.__setstate__(state)
+    assert old.batch_size == 10 and old.class_ is None
+    np.testing.assert_array_equal(old.predict(X)["pred"], X["a"])
+    back = pickle.loads(pickle.dumps(p))
+    assert back.batch_size == 10
+
+
+def _first_column(nd):
+    return nd["a"].to_numpy()
+
+
+def test_docstring_lists_every_constructor_argument():
+    # **kwargs (R's `class`, given as **{"class": ...}) and predict_fun were missing
+    import inspect
+
+    doc = Predictor.__doc__
+    params = doc[doc.index("Parameters\n"):doc.index("Attributes\n")]
+    for name, par in inspect.signature(Predictor).parameters.items():
+        entry = f"**{name}" if par.kind is par.VAR_KEYWORD else f"{name} :"
+        assert f"\n    {entry}" in params, name
+    p = Predictor(data=pd.DataFrame({"a": [1.0, 2.0], "b": [0.0, 1.0]}), predict_function=lambda nd: pd.DataFrame(
+        {"lo": 1 - nd["a"], "hi": nd["a"]}), **{"class": "hi"})
+    assert p.class_ == ["hi"]

@@ -686,3 +686,116 @@ def test_cli_invalid_mplbackend_falls_back_to_agg_with_one_line(user_files, tmp_
     res = subprocess.run(args + ["--out", str(tmp_path / "b"), "--quiet"], capture_output=True, text=True,
                          timeout=300, env=env, cwd=Path(__file__).resolve().parents[1])
     assert (res.returncode, res.stdout, res.stderr) == (0, "", "")
+
+
+# ---------------------------------------------------------------------------- --out's index.html, seeds
+def _no_methods(monkeypatch):
+    """Make running any method fail loudly: the checks below must stop before the work."""
+    def refuse(*args, **kwargs):
+        raise AssertionError("a method ran before the usage error")
+    monkeypatch.setattr(build_mod, "_CaseExplainer", refuse)
+
+
+def _report_args(user_files, out):
+    return ["report", "--data", str(user_files / "data.csv"), "--target", "y", "--model",
+            str(user_files / "model.pkl"), "--out", str(out), "--quick", "--methods", "FeatureImp"]
+
+
+def test_cli_index_html_that_is_a_directory_is_a_usage_error_before_any_work(user_files, tmp_path, capsys,
+                                                                             monkeypatch):
+    # was: every method ran, then IsADirectoryError's traceback and exit 1
+    _no_r(monkeypatch)
+    _no_methods(monkeypatch)
+    (tmp_path / "index.html").mkdir()
+    for command in (_report_args(user_files, tmp_path), ["demo", "--out", str(tmp_path), "--quick"]):
+        code, out, err = _cli(command, capsys)
+        assert code == 2 and out == "" and "Traceback" not in err
+        assert re.search(r"--out: .*index\.html is a directory, where the report's file goes: remove or rename it",
+                         err), err
+    with pytest.raises(build_mod.ReportWriteError, match=r"index\.html is a directory"):
+        build_report(demo_cases()[:1], out_dir=tmp_path, methods=["FeatureImp"], settings=Settings.small())
+
+
+def test_cli_read_only_index_html_is_a_usage_error_before_any_work(user_files, tmp_path, capsys, monkeypatch):
+    # was: every method ran, then PermissionError's traceback and exit 1
+    _no_r(monkeypatch)
+    _no_methods(monkeypatch)
+    page = tmp_path / "index.html"
+    page.write_text("old")
+    page.chmod(0o444)
+    if not hasattr(os, "geteuid") or os.geteuid() == 0:
+        # root writes read-only files: the check's open for appending fails as it would for a user
+        from pathlib import Path
+
+        real_open = open
+
+        def user_open(file, mode="r", *args, **kwargs):
+            if Path(file) == page and any(c in mode for c in "wa+"):
+                raise PermissionError(13, "Permission denied", str(file))
+            return real_open(file, mode, *args, **kwargs)
+        monkeypatch.setattr(build_mod, "open", user_open, raising=False)
+    code, _, err = _cli(_report_args(user_files, tmp_path), capsys)
+    assert code == 2 and "--out: cannot write " in err and "make it writable" in err and "Traceback" not in err
+    assert page.read_text() == "old"
+
+
+def test_cli_report_file_that_cannot_be_written_after_the_work_is_one_message(user_files, tmp_path, capsys,
+                                                                              monkeypatch):
+    """index.html checked at the start but not writable at the end (changed meanwhile, a full
+    disk): exit 2 with one line naming --out, not a traceback."""
+    from pathlib import Path
+
+    _no_r(monkeypatch)
+    write_text = Path.write_text
+
+    def failing(self, *args, **kwargs):
+        if self.name == "index.html":
+            raise PermissionError(13, "Permission denied")
+        return write_text(self, *args, **kwargs)
+    monkeypatch.setattr(Path, "write_text", failing)
+    code, out, err = _cli(_report_args(user_files, tmp_path), capsys)
+    assert code == 2 and out == "" and "Traceback" not in err
+    assert re.search(r"--out: cannot write .*index\.html: Permission denied", err), err
+
+
+@pytest.mark.parametrize("args, message", [
+    # were: accepted, then every random method failed in the report (exit 1), or the comparison
+    # with CRAN iml failed on RRandom(--seed) and was blamed on iml
+    (["--r-seed", "2147483648"], r"--r-seed: expected a number in \[-2147483647, 2147483647\], got 2147483648 "
+                                 r"\(R's set.seed takes a 32-bit integer\)"),
+    (["--r-seed", "-2147483648"], r"--r-seed: expected a number in \[-2147483647, 2147483647\]"),
+    (["--seed", "-1"], r"--seed: expected a number >= 0, got -1 \(numpy seeds are not negative; --r-seed takes "
+                       r"R's negative seeds\)"),
+    (["--seed", "2147483648"], r"--seed: 2147483648 is beyond 2147483647, and the comparison with CRAN iml replays "
+                               r"R's set.seed\(N\).*add --no-r"),
+])
+def test_cli_seeds_out_of_range_are_usage_errors(user_files, tmp_path, capsys, monkeypatch, args, message):
+    _no_methods(monkeypatch)
+    for command in (_report_args(user_files, tmp_path), ["demo", "--out", str(tmp_path), "--quick"]):
+        code, _, err = _cli(command + args, capsys)
+        assert code == 2 and re.search(message, err), err
+    assert not (tmp_path / "index.html").exists()
+
+
+def test_cli_takes_rs_negative_seeds_and_large_numpy_seeds_without_r(user_files, tmp_path, capsys, monkeypatch):
+    _no_r(monkeypatch)
+    code = main(_report_args(user_files, tmp_path / "neg") + ["--r-seed", "-2147483647"])
+    assert code == 0 and "RRandom(-2147483647)" in (tmp_path / "neg" / "index.html").read_text(encoding="utf-8")
+    code = main(_report_args(user_files, tmp_path / "big") + ["--seed", str(2 ** 40), "--no-r"])
+    assert code == 0 and f"numpy random seed {2 ** 40}" in (tmp_path / "big" / "index.html").read_text(encoding="utf-8")
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize("kw, exc, message", [
+    ({"r_seed": 2 ** 31}, ValueError, r"r_seed must be in \[-2147483647, 2147483647\].*got 2147483648"),
+    ({"seed": -1}, ValueError, "seed must be >= 0 .*got -1: pass r_seed for R's negative seeds"),
+    ({"seed": 1.5}, TypeError, "seed must be an int or None, got 1.5"),
+    ({"r_seed": "1"}, TypeError, "r_seed must be an int or None"),
+])
+def test_build_report_checks_seeds_before_any_work(tmp_path, monkeypatch, kw, exc, message):
+    _no_methods(monkeypatch)
+    with pytest.raises(exc, match=message):
+        build_report(demo_cases()[:1], out_dir=tmp_path, methods=["FeatureImp"], compare_r=False, **kw)
+    with pytest.raises(exc, match=message):
+        build_mod.explain_case(demo_cases()[0], methods=["FeatureImp"], **kw)
+    assert not (tmp_path / "index.html").exists()

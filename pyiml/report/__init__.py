@@ -11,8 +11,8 @@ Computation and section layout live in :mod:`pyiml.report.build`, the page templ
 :mod:`pyiml.report.html`, the side-by-side comparison with CRAN iml in
 :mod:`pyiml.report.r_side`.
 """
-from .build import (METHODS, BuildResult, Case, CaseResult, Settings, available_methods, build_report, demo_cases,
-                    explain_case, resolve_methods)
+from .build import (METHODS, BuildResult, Case, CaseResult, ReportWriteError, Settings, available_methods,
+                    build_report, demo_cases, explain_case, resolve_methods)
 
-__all__ = ["METHODS", "BuildResult", "Case", "CaseResult", "Settings", "available_methods", "build_report",
-           "demo_cases", "explain_case", "resolve_methods"]
+__all__ = ["METHODS", "BuildResult", "Case", "CaseResult", "ReportWriteError", "Settings", "available_methods",
+           "build_report", "demo_cases", "explain_case", "resolve_methods"]

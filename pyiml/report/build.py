@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import sys
+import tempfile
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -27,7 +28,8 @@ from .html import slug as _slug
 
 __all__ = [
     "METHODS", "Settings", "Case", "Run", "CaseResult", "available_methods", "resolve_methods",
-    "explain_case", "build_report", "BuildResult", "demo_cases", "loss_problem",
+    "explain_case", "build_report", "BuildResult", "demo_cases", "loss_problem", "ReportWriteError",
+    "check_report_path",
 ]
 
 #: Every interpretation method the report knows, in report order.
@@ -958,6 +960,7 @@ def explain_case(case: Case, methods: Optional[Sequence[str]] = None, settings: 
     """
     methods = resolve_methods(methods)
     settings = settings or Settings()
+    _check_seeds(seed, r_seed)
     bar = _Progress(_n_steps(methods, settings), progress, "pyiml report")
     try:
         return _CaseExplainer(case, methods, settings, seed, r_seed, bar).run()
@@ -969,6 +972,75 @@ def _n_steps(methods: Sequence[str], s: Settings) -> int:
     per = {"FeatureImp": 2, "FeatureEffect": 4 * max(s.top_features, 1), "FeatureEffects": 2, "Interaction": 6,
            "Shapley": 4, "LocalModel": 2, "TreeSurrogate": 2}
     return 1 + sum(per[m] for m in methods)
+
+
+class ReportWriteError(OSError):
+    """The report cannot be written where it was asked to be; the message names the path, why,
+    and the fix."""
+
+
+def check_report_path(out_dir) -> Path:
+    """``out_dir/index.html``, the report's file, once it is known that it can be written.
+
+    ``out_dir`` is made if it is missing. Writing is tried, not inferred from permissions (root
+    passes every permission check but cannot write to ``/proc``): an existing ``index.html`` is
+    opened for appending, which writes nothing; otherwise a temporary file is made (and removed)
+    in ``out_dir``.
+
+    Raises
+    ------
+    ReportWriteError
+        For an ``out_dir`` that is a file or cannot be made or written to, and an ``index.html``
+        there that is a directory (or another non-file) or cannot be written.
+    """
+    out = Path(out_dir)
+    if out.exists() and not out.is_dir():
+        raise ReportWriteError(f"{out} exists and is not a directory")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ReportWriteError(f"cannot make the directory {out}: {exc.strerror or exc}") from exc
+    path = out / "index.html"
+    if path.is_dir():
+        raise ReportWriteError(f"{path} is a directory, where the report's file goes: remove or rename it, or "
+                               "write the report to another directory")
+    if path.exists() and not path.is_file():
+        raise ReportWriteError(f"{path} is not a regular file, where the report's file goes: remove or rename it, "
+                               "or write the report to another directory")
+    existing = path.exists()
+    try:
+        if existing:
+            with open(path, "ab"):   # appends nothing
+                pass
+        else:
+            with tempfile.TemporaryFile(dir=out):
+                pass
+    except OSError as exc:
+        if existing:
+            raise ReportWriteError(f"cannot write {path}: {exc.strerror or exc}; make it writable, remove it, or "
+                                   "write the report to another directory") from exc
+        raise ReportWriteError(f"cannot write to {out}: {exc.strerror or exc}") from exc
+    return path
+
+
+def _check_seeds(seed, r_seed, compared: bool = False) -> None:
+    """``TypeError``/``ValueError`` before any method runs for a seed that every random method
+    would fail on: ``seed`` (numpy's) must be an int >= 0, ``r_seed`` an int R's ``set.seed``
+    takes; with ``compared`` (the CRAN iml comparison replays ``set.seed(seed)``), ``seed`` too."""
+    from ..random import _SEED_MAX, _SEED_MIN
+
+    for name, value in (("seed", seed), ("r_seed", r_seed)):
+        if value is not None and (isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer))):
+            raise TypeError(f"{name} must be an int or None, got {value!r} of type {type(value).__name__}")
+    if r_seed is not None and not _SEED_MIN <= r_seed <= _SEED_MAX:
+        raise ValueError(f"r_seed must be in [{_SEED_MIN}, {_SEED_MAX}] (R's set.seed takes a 32-bit integer), "
+                         f"got {r_seed}: pass a seed in that range")
+    if seed is not None and seed < 0:
+        raise ValueError(f"seed must be >= 0 (a numpy seed), got {seed}: pass r_seed for R's negative seeds")
+    if seed is not None and compared and seed > _SEED_MAX:
+        raise ValueError(f"seed must be <= {_SEED_MAX} when the report is compared with CRAN iml (the comparison "
+                         f"replays R's set.seed(seed), a 32-bit integer), got {seed}: pass a smaller seed, or "
+                         "compare_r=False")
 
 
 def build_report(cases: Sequence[Case], out_dir="report", methods: Optional[Sequence[str]] = None,
@@ -1002,15 +1074,26 @@ def build_report(cases: Sequence[Case], out_dir="report", methods: Optional[Sequ
     BuildResult
         ``path`` of the written file, the per-case results, the comparison summaries, pyiml's
         failures (``failures``) and CRAN iml's (``r_failures``: a method iml could not run).
+
+    Raises
+    ------
+    ReportWriteError
+        Before any method runs, when ``out_dir/index.html`` cannot be written (see
+        :func:`check_report_path`); after the work, when writing it fails after all.
+    TypeError, ValueError
+        Before any method runs, for a ``seed`` or ``r_seed`` the random methods cannot use
+        (``seed``: an int >= 0, and <= 2147483647 when compared with CRAN iml under numpy draws;
+        ``r_seed``: in R's 32-bit range, [-2147483647, 2147483647]).
     """
     from . import r_side
 
     methods = resolve_methods(methods)
     settings = settings or Settings()
-    out = Path(out_dir)
     cmp_seed = r_seed if r_seed is not None else (seed if seed is not None else 1)
     r_problem = r_side.r_problem() if compare_r else None
     do_r = compare_r and r_problem is None
+    _check_seeds(seed, r_seed, compared=do_r and r_seed is None)
+    path = check_report_path(out_dir)   # before any work: a report that cannot be written fails now
     total = sum(_n_steps(methods, settings) for _ in cases)
     if do_r:
         total += sum(r_side.n_steps(methods, settings) for _ in cases)
@@ -1058,9 +1141,12 @@ def build_report(cases: Sequence[Case], out_dir="report", methods: Optional[Sequ
     elif compare_r:
         report.sections.append(r_side.missing_section(r_problem))
     report.footer = f"pyiml {pyiml.__version__}"
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / "index.html"
-    path.write_text(render(report), encoding="utf-8")
+    page = render(report)
+    try:   # checked before the work, but the file or the disk may have changed since
+        path.write_text(page, encoding="utf-8")
+    except OSError as exc:
+        raise ReportWriteError(f"cannot write {path}: {exc.strerror or exc}; free some space or make it writable, "
+                               "or write the report to another directory") from exc
     return BuildResult(path=path, cases=results, comparisons=comparisons, failures=failures,
                        section_ids=report.section_ids(), r_problem=r_problem if compare_r else None,
                        r_failures=r_failures)
