@@ -551,11 +551,11 @@ def test_docstring_lists_every_constructor_argument():
     # **kwargs (R's `class`, given as **{"class": ...}) and predict_fun were missing
     import inspect
 
-    doc = Predictor.__doc__
+    doc = inspect.cleandoc(Predictor.__doc__)    # (Python 3.13 strips the indentation when compiling)
     params = doc[doc.index("Parameters\n"):doc.index("Attributes\n")]
     for name, par in inspect.signature(Predictor).parameters.items():
         entry = f"**{name}" if par.kind is par.VAR_KEYWORD else f"{name} :"
-        assert f"\n    {entry}" in params, name
+        assert f"\n{entry}" in params, name
     p = Predictor(data=pd.DataFrame({"a": [1.0, 2.0], "b": [0.0, 1.0]}), predict_function=lambda nd: pd.DataFrame(
         {"lo": 1 - nd["a"], "hi": nd["a"]}), **{"class": "hi"})
     assert p.class_ == ["hi"]
