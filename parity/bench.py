@@ -312,10 +312,10 @@ NOTES = """Notes:
   a floor of 1.2-1.8 ms. With a model whose prediction costs anything (model (b)) pyiml stays
   within about twice the floor (see the table). `docs/bounds.md` (`python -m parity.bounds`)
   times bare numpy versions of the cases above 3 (no checks, the design in one call, iml's
-  results table): those of ALE 1-D and Shapley are above 3 times the floor too (3.1-7.7), so
-  no implementation in numpy and pandas meets the target there with the closed form; those of
-  FeatureImp and PDP+ICE at n = 1,000 are at 2.6-2.9, where pyiml's fixed cost per call is
-  what keeps it above 3.
+  results table) beside pyiml and the floor: where both stay above 3 times the floor (its table
+  says which), no way of writing the method in numpy and pandas that we know of meets the
+  target with the closed form; where the bare version comes within 3, pyiml's fixed cost per
+  call is what keeps it above.
 - Model (b) runs at n = 1,000 only: R's randomForest predicts about 10^5 rows a second, and both
   sides spend nearly all their time in it, so the ratios against R iml are close to 1 there."""
 

@@ -5,7 +5,7 @@ where it computes the same thing, and the floor: one model call on every row the
 """
 from __future__ import annotations
 
-from typing import List
+from typing import Dict, List
 
 import numpy as np
 import pandas as pd
@@ -139,6 +139,18 @@ def partial_dependence_(model, X, features, kind, G):
     return partial_dependence(model, X, features, kind=kind, grid_resolution=G, method="brute", percentiles=(0, 1))
 
 
+def floor_rows(n: int, p: int, G: int = 20, R: int = 5, M: int = 100) -> Dict[str, int]:
+    """Rows the floor predicts for the closed-form cases that :mod:`parity.bounds` times too
+    (grid ``G``, ``R`` repetitions, ``M`` Monte-Carlo samples), so both use the same floors."""
+    return {
+        "FeatureImp": n * (p * R + 1),          # the p·R permuted copies of the data, and the data
+        "PDP+ICE 1-D": n * G,
+        "ALE 1-D": 2 * n,                       # the data at the lower and the upper interval ends
+        "Shapley 1 row": 2 * M * p + n + 1,     # iml's 2·M·p design, the data and the point
+        "Shapley 100 rows": 100 * 2 * M * p + n + 100,
+    }
+
+
 def closed_form_cases(n: int) -> List[Case]:
     """Model (a): the Friedman #1 closed form, written in Python and in R."""
     import pyiml
@@ -153,6 +165,7 @@ def closed_form_cases(n: int) -> List[Case]:
     x1 = X.iloc[[0]]
     x100 = X.iloc[:100]
     G = 20
+    rows = floor_rows(n, p, G)
     cases = [
         Case("Predictor.predict", n, pyiml=lambda: predictor.predict(X), r_code="predictor$predict(X)",
              floor=floor_call(friedman_f, X), data=data),
@@ -160,17 +173,17 @@ def closed_form_cases(n: int) -> List[Case]:
              pyiml=lambda: pyiml.FeatureImp(predictor, loss="mae", n_repetitions=5, random_state=1),
              r_code='FeatureImp$new(predictor, loss = "mae", n.repetitions = 5)',
              sklearn=lambda: permutation_importance_(model, X, y),
-             floor=_floor(X, n * (p * 5 + 1)), data=data),
+             floor=_floor(X, rows["FeatureImp"]), data=data),
         Case("PDP+ICE 1-D (grid 20)", n,
              pyiml=lambda: pyiml.FeatureEffect(predictor, "x1", method="pdp+ice", grid_size=G),
              r_code='FeatureEffect$new(predictor, "x1", method = "pdp+ice", grid.size = 20)',
              sklearn=lambda: partial_dependence_(model, X, ["x1"], "both", G),
-             floor=_floor(X, n * G), data=data),
+             floor=_floor(X, rows["PDP+ICE 1-D"]), data=data),
         Case("PDP+ICE 1-D (grid 20), .results read", n,
              pyiml=lambda: pyiml.FeatureEffect(predictor, "x1", method="pdp+ice", grid_size=G).results,
              r_code='FeatureEffect$new(predictor, "x1", method = "pdp+ice", grid.size = 20)$results',
              sklearn=lambda: partial_dependence_(model, X, ["x1"], "both", G),
-             floor=_floor(X, n * G), data=data),
+             floor=_floor(X, rows["PDP+ICE 1-D"]), data=data),
         Case("PDP 2-D (grid 20x20)", n,
              pyiml=lambda: pyiml.FeatureEffect(predictor, ["x1", "x2"], method="pdp", grid_size=G),
              r_code=_r('FeatureEffect$new(predictor, c("x1", "x2"), method = "pdp", grid.size = 20)', n * G * G),
@@ -179,7 +192,7 @@ def closed_form_cases(n: int) -> List[Case]:
         Case("ALE 1-D (grid 20)", n,
              pyiml=lambda: pyiml.FeatureEffect(predictor, "x1", method="ale", grid_size=G),
              r_code='FeatureEffect$new(predictor, "x1", method = "ale", grid.size = 20)',
-             floor=_floor(X, 2 * n), data=data),
+             floor=_floor(X, rows["ALE 1-D"]), data=data),
         Case("ALE 2-D (grid 20x20)", n,
              pyiml=lambda: pyiml.FeatureEffect(predictor, ["x1", "x2"], method="ale", grid_size=G),
              r_code='FeatureEffect$new(predictor, c("x1", "x2"), method = "ale", grid.size = 20)',
@@ -195,12 +208,12 @@ def closed_form_cases(n: int) -> List[Case]:
         Case("Shapley 1 row (M 100)", n,
              pyiml=lambda: pyiml.Shapley(predictor, x_interest=x1, sample_size=100, random_state=1),
              r_code="Shapley$new(predictor, x.interest = X[1, ], sample.size = 100)",
-             floor=_floor(X, 2 * 100 * p + n + 1), data=data),
+             floor=_floor(X, rows["Shapley 1 row"]), data=data),
         Case("Shapley 100 rows (M 100; R: 10 rows x 10)", n,
              pyiml=lambda: pyiml.Shapley(predictor, x_interest=x100, sample_size=100, random_state=1),
              r_code=("s <- Shapley$new(predictor, x.interest = X[1, ], sample.size = 100); "
                      "for (i in 2:10) s$explain(X[i, ])"), r_scale=10.0,
-             floor=_floor(X, 100 * 2 * 100 * p + n + 100), data=data),
+             floor=_floor(X, rows["Shapley 100 rows"]), data=data),
         Case("LocalModel (k 3)", n,
              pyiml=lambda: pyiml.LocalModel(predictor, x_interest=x1, k=3),
              r_code="LocalModel$new(predictor, x.interest = X[1, ], k = 3)",

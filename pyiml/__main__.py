@@ -279,6 +279,7 @@ def _check_loss(parser: argparse.ArgumentParser, loss: str, model, data, target:
     regression, a loss for numbers on class probabilities) is a usage error, before any work."""
     from . import Predictor
     from .report.build import loss_problem
+    from .report.html import as_written
 
     try:
         predictor = Predictor(model, data=data, y=target)
@@ -286,7 +287,7 @@ def _check_loss(parser: argparse.ArgumentParser, loss: str, model, data, target:
     except Exception:   # the report itself shows what is wrong with the model or data
         return
     if problem:
-        parser.error(f"--loss: {problem}")
+        parser.error(f"--loss: {as_written(problem)}")
 
 
 def _run(args, cases, methods, title: str, intro: str) -> int:

@@ -78,7 +78,7 @@ class InterpretationMethod:
         """The predictor's output selection (``class_``) as a hashable key: predictions cached
         under one selection are not reused under another (``Predictor.class_`` may be assigned
         between calls, and iml re-predicts with the current class)."""
-        cls = getattr(self.predictor, "class_", None)
+        cls = self.predictor.class_
         return tuple(cls) if cls is not None else None
 
     @contextlib.contextmanager

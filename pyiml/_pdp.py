@@ -246,7 +246,7 @@ def predict_blocks(predictor, blocks: Sequence[Block], batch_size: Optional[int]
                 out[i] = np.empty((b.length, vals.shape[1]))
             out[i][lo:hi] = v
 
-    predictor.predict_batched(total, make_batch, batch_size=int(batch_size or predictor.batch_size), sink=sink)
+    predictor.predict_batched(total, make_batch, batch_size=batch_size, sink=sink)
     k = len(predictor.output_names) if predictor.output_names else 1
     for i, b in enumerate(uniq):
         if out[i] is None and b.reduce is None:

@@ -195,7 +195,7 @@ class LocalModel(InterpretationMethod):
         self.model: Optional[_glmnet.GlmnetFit] = None
         self.best_fit_index: Optional[int] = None
         self.weights: Optional[np.ndarray] = None
-        self._pred: Optional[np.ndarray] = None
+        self._pred: Optional[tuple] = None   # (class_ key, predictions of the data, output names)
         self._classes: Optional[List[str]] = None
         if x_interest is not None:
             self.explain(x_interest)
@@ -235,6 +235,13 @@ class LocalModel(InterpretationMethod):
         with np.errstate(divide="ignore", invalid="ignore"):    # a kernel_width whose square is 0: _run says so
             return np.sqrt(r_exp(-(d * d) / (kw * kw)))     # R's (the C library's) exp
 
+    def __setstate__(self, state):
+        if isinstance(state.get("_pred"), np.ndarray):   # pickled before the cache was keyed on class_
+            state = dict(state, _pred=None)
+            if state.get("model") is not None and "_outputs" not in state:
+                state["_outputs"] = list(state["predictor"].output_names)
+        self.__dict__.update(state)
+
     def _refuse_non_finite(self, matrix: np.ndarray) -> None:
         """``ValueError`` naming the recoded data's columns with missing, then infinite, values."""
         names = self.sampler.feature_names
@@ -261,14 +268,11 @@ class LocalModel(InterpretationMethod):
         data = self.sampler
         X = data.X
         key = self._class_key()
-        if self._pred is None or getattr(self, "_pred_key", None) != key or not hasattr(self, "_pred_outputs"):
-            # (re-predicted after a class_ change)
-            self._pred = self.predictor.predict_batched(len(X), lambda s, e: X.iloc[s:e])
-            self._pred_outputs = list(self.predictor.output_names)
-            self._pred_key = key
-        P = self._pred
+        if self._pred is None or self._pred[0] != key:   # predicted again after a class_ change
+            P = self.predictor.predict_batched(len(X), lambda s, e: X.iloc[s:e])
+            self._pred = (key, P, list(self.predictor.output_names))
+        _, P, outputs = self._pred
         self._multiclass = P.shape[1] > 1
-        outputs = list(self._pred_outputs)
         x = self.x_interest
         labels = _feature_values(x)[0]
         names, cols, matrix = recode(data, X, x, labels)
@@ -408,8 +412,7 @@ class LocalModel(InterpretationMethod):
             pred = _glmnet.predict(self.model, m, s_index=self.best_fit_index)
             return pd.DataFrame({"prediction": np.asarray(pred, dtype=float).reshape(-1)})
         probs = _glmnet.predict(self.model, m, s_index=self.best_fit_index, type="response")
-        # the fit's own outputs, whatever class_ is now (as iml; a pickle from before 0.1 has none)
-        outputs = list(getattr(self, "_outputs", None) or self.predictor.output_names)
+        outputs = self._outputs   # the fit's own outputs, whatever class_ is now (as iml)
         out = np.zeros((len(nd), len(outputs)))
         for j, c in enumerate(self._classes):
             out[:, outputs.index(c)] = probs[:, j]

@@ -113,13 +113,19 @@ def _check_choice(n, k, replace, n_name="n", k_name="k") -> Tuple[int, int]:
     return n, k
 
 
-def _check_seed(seed) -> int:
+def _check_seed(seed, name: str = "seed", optional: bool = False) -> Optional[int]:
+    """``seed`` as an int R's ``set.seed`` takes (None stays None when ``optional``): TypeError
+    for a non-integer, ValueError outside R's 32-bit range (-2^31 is R's NA). The one check of
+    R seeds (RRandom, r_bridge, the report); it needs no R."""
+    if seed is None and optional:
+        return None
     if not _is_int(seed):
-        raise TypeError(f"`seed` must be an integer in [{_SEED_MIN}, {_SEED_MAX}] (as R's set.seed), "
-                        f"got {seed!r} of type {type(seed).__name__}")
+        raise TypeError(f"{name} must be an int (R: set.seed({name})){' or None' if optional else ''}, got {seed!r} "
+                        f"of type {type(seed).__name__}")
     seed = int(seed)
     if not _SEED_MIN <= seed <= _SEED_MAX:
-        raise ValueError(f"`seed` must be an integer in [{_SEED_MIN}, {_SEED_MAX}] (as R's set.seed), got {seed}")
+        raise ValueError(f"{name} must be an integer in [{_SEED_MIN}, {_SEED_MAX}] (as R's set.seed, which takes a "
+                         f"32-bit integer; -2147483648 is R's NA), got {seed}: pass a seed in that range")
     return seed
 
 

@@ -382,7 +382,8 @@ class TreeSurrogate(InterpretationMethod):
         return float(fid[0])
 
     def _tree_outputs(self) -> List[str]:
-        """The model outputs the tree was fitted to (a pickle from before 0.1 has none stored)."""
+        """The model outputs the tree was fitted to (an object pickled before they were kept has
+        none: the predictor's then)."""
         return list(getattr(self, "_outputs", None) or self.predictor.output_names)
 
     def _params_repr(self) -> list:

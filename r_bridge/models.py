@@ -206,21 +206,11 @@ def _str(x: str):
     return ri.StrSexpVector([x])
 
 
-_SEED_MIN, _SEED_MAX = -(2 ** 31 - 1), 2 ** 31 - 1   # R's set.seed takes a 32-bit int; -2^31 is NA_integer_
-
-
 def _check_seed(seed, name: str = "seed", optional: bool = True) -> Optional[int]:
-    """``seed`` as an int R's ``set.seed`` takes (None stays None when ``optional``): TypeError
-    for a non-integer, ValueError outside R's 32-bit range. Needs no R, so it runs before R does."""
-    if seed is None and optional:
-        return None
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-        raise TypeError(f"{name} must be an int (R: set.seed({name})){' or None' if optional else ''}, got {seed!r}")
-    seed = int(seed)
-    if not _SEED_MIN <= seed <= _SEED_MAX:
-        raise ValueError(f"{name} must be an integer in [{_SEED_MIN}, {_SEED_MAX}] (as R's set.seed, which takes a "
-                         f"32-bit integer; -2147483648 is R's NA), got {seed}: pass a seed in that range")
-    return seed
+    """pyiml's one check of R seeds (:func:`pyiml.random._check_seed`), None allowed by default."""
+    from pyiml.random import _check_seed as check
+
+    return check(seed, name, optional)
 
 
 def _r_seed(seed, name: str = "seed", optional: bool = True):

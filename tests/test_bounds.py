@@ -7,7 +7,7 @@ from parity import bounds
 
 def test_bare_ale_and_pdp_ice_equal_pyiml():
     X, todo = bounds.bounds(300)
-    checked = {b.name: b.check() for b in todo if b.check is not None}
+    checked = {b.name: b.check(b.bare(), b.pyiml()) for b in todo if b.check is not None}
     assert set(checked) == {"ALE 1-D (grid 20)", "PDP+ICE 1-D (grid 20)"}
     assert all(d < 1e-12 for d in checked.values()), checked
 

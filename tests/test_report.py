@@ -286,6 +286,7 @@ def user_files(tmp_path_factory):
     df = pd.DataFrame({"a": rng.normal(size=60), "b": rng.uniform(size=60), "c": rng.normal(size=60)})
     df["y"] = 2 * df["a"] - df["b"] + 0.5 * df["a"] * df["c"] + rng.normal(scale=0.1, size=60)
     df.to_csv(d / "data.csv", index=False)
+    df.rename(columns={"y": "y`t"}).to_csv(d / "tick.csv", index=False)
     with open(d / "model.pkl", "wb") as fh:
         pickle.dump(Ridge(alpha=0.1).fit(df[["a", "b", "c"]], df["y"]), fh)
     cls = df.assign(y=np.where(df["a"] > 0, "pos", "neg"))
@@ -336,6 +337,9 @@ def _cli(args, capsys):
     # the report, exit 1, after every other method ran (mae on class probabilities)
     ({"--loss": "ce"}, r"--loss: 'ce' is a classification loss .*Ridge model predicts numbers that are not values "
                        r"of the target `y`.*use a regression loss such as mae, mse or rmse"),
+    # was: the target's backtick printed as the report's stand-in character \x01
+    ({"--loss": "ce", "--data": "tick.csv", "--target": "y`t"}, r"predicts numbers that are not values of the "
+                                                                r"target `y`t`"),
     ({"--loss": "mae", "--data": "cls.csv", "--model": "logit.pkl"},
      r"--loss: 'mae' needs one numeric prediction per row, but the LogisticRegression model predicts 2 classes "
      r"\(neg, pos\).*use the classification loss ce"),

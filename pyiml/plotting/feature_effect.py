@@ -277,17 +277,14 @@ def _draw_2d(fig, ax, fe, res: pd.DataFrame, rug: bool, show_data: bool, label: 
         ax.scatter(xv[ok], yv[ok], s=_POINT_S, color="black", alpha=0.3, linewidths=0)
     if rug:
         xr, yr = xv[~np.isnan(xv)], yv[~np.isnan(yv)]
-
-        def width(v):   # 1% of the range when the first feature is "numerical", else 0.07
-            return 0.01 * float(np.ptp(v)) if t1 == "numerical" else 0.07
-
-        _rug(ax, xr, "x", width(xr), 1)
+        # both rugs: 1% of the range when the *first* feature is "numerical", else 0.07 (iml)
+        _rug(ax, xr, "x", _numeric_width(fe, 0, xr), 1)
         if t1 != t2:
             # iml: features of different types (integer and numerical) get a rug on the bottom
             # only (sides "b", no vertical jitter); the rug's y values still train the y scale
             _train(ax, "y", yr)
         else:
-            _rug(ax, yr, "y", width(yr), 2)
+            _rug(ax, yr, "y", _numeric_width(fe, 0, yr), 2)
     return mappable
 
 

@@ -1023,21 +1023,28 @@ def check_report_path(out_dir) -> Path:
     return path
 
 
-def _check_seeds(seed, r_seed, compared: bool = False) -> None:
+def _check_seeds(seed, r_seed) -> None:
     """``TypeError``/``ValueError`` before any method runs for a seed that every random method
     would fail on: ``seed`` (numpy's) must be an int >= 0, ``r_seed`` an int R's ``set.seed``
-    takes; with ``compared`` (the CRAN iml comparison replays ``set.seed(seed)``), ``seed`` too."""
-    from ..random import _SEED_MAX, _SEED_MIN
+    takes (see :func:`_check_compared_seed` for ``seed`` in the comparison with CRAN iml)."""
+    from ..random import _SEED_MAX, _SEED_MIN, _is_int
 
     for name, value in (("seed", seed), ("r_seed", r_seed)):
-        if value is not None and (isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer))):
+        if value is not None and not _is_int(value):
             raise TypeError(f"{name} must be an int or None, got {value!r} of type {type(value).__name__}")
     if r_seed is not None and not _SEED_MIN <= r_seed <= _SEED_MAX:
         raise ValueError(f"r_seed must be in [{_SEED_MIN}, {_SEED_MAX}] (R's set.seed takes a 32-bit integer), "
                          f"got {r_seed}: pass a seed in that range")
     if seed is not None and seed < 0:
         raise ValueError(f"seed must be >= 0 (a numpy seed), got {seed}: pass r_seed for R's negative seeds")
-    if seed is not None and compared and seed > _SEED_MAX:
+
+
+def _check_compared_seed(seed) -> None:
+    """A numpy ``seed`` that the comparison with CRAN iml replays as ``set.seed(seed)`` must be
+    within R's 32-bit range."""
+    from ..random import _SEED_MAX
+
+    if seed is not None and seed > _SEED_MAX:
         raise ValueError(f"seed must be <= {_SEED_MAX} when the report is compared with CRAN iml (the comparison "
                          f"replays R's set.seed(seed), a 32-bit integer), got {seed}: pass a smaller seed, or "
                          "compare_r=False")
@@ -1090,10 +1097,12 @@ def build_report(cases: Sequence[Case], out_dir="report", methods: Optional[Sequ
     methods = resolve_methods(methods)
     settings = settings or Settings()
     cmp_seed = r_seed if r_seed is not None else (seed if seed is not None else 1)
+    _check_seeds(seed, r_seed)
+    path = check_report_path(out_dir)   # before any work (R's start too): a report that cannot be written fails now
     r_problem = r_side.r_problem() if compare_r else None
     do_r = compare_r and r_problem is None
-    _check_seeds(seed, r_seed, compared=do_r and r_seed is None)
-    path = check_report_path(out_dir)   # before any work: a report that cannot be written fails now
+    if do_r and r_seed is None:
+        _check_compared_seed(seed)
     total = sum(_n_steps(methods, settings) for _ in cases)
     if do_r:
         total += sum(r_side.n_steps(methods, settings) for _ in cases)

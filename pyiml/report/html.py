@@ -22,7 +22,7 @@ import pandas as pd
 
 __all__ = [
     "Text", "Table", "Image", "Pre", "Note", "KeyValues", "Section", "Report",
-    "format_number", "figure_png", "render", "slug", "code", "plain",
+    "format_number", "figure_png", "render", "slug", "code", "plain", "as_written",
 ]
 
 
@@ -195,6 +195,12 @@ def plain(text) -> str:
     """Report text as plain text (a terminal line, a table cell): code spans without their
     backticks, the backticks of :func:`code` spans restored."""
     return str(text).replace("`", "").replace(_TICK, "`")
+
+
+def as_written(text) -> str:
+    """Report text for a terminal line that keeps the code spans' backticks (e.g. ``the target
+    `y```): the backticks of :func:`code` spans restored (their stand-in is a control character)."""
+    return str(text).replace(_TICK, "`")
 
 
 def _inline(text: str) -> str:
