@@ -116,7 +116,7 @@ def _check_choice(n, k, replace, n_name="n", k_name="k") -> Tuple[int, int]:
 def _check_seed(seed, name: str = "seed", optional: bool = False) -> Optional[int]:
     """``seed`` as an int R's ``set.seed`` takes (None stays None when ``optional``): TypeError
     for a non-integer, ValueError outside R's 32-bit range (-2^31 is R's NA). The one check of
-    R seeds (RRandom, r_bridge, the report); it needs no R."""
+    R seeds (RRandom, r_bridge); it needs no R."""
     if seed is None and optional:
         return None
     if not _is_int(seed):

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from . import convert, session
-from .models import (_PY_FUNCTIONS, RFunction, RModel, _check_seed, _is_sexp, _python_error_to_r, _r_seed,
+from .models import (_PY_FUNCTIONS, RFunction, RModel, _checked_seed, _is_sexp, _python_error_to_r, _r_seed,
                      as_r_predict_function)
 
 __all__ = ["set_seed", "r_predictor", "iml", "ImlObject", "to_r", "IML_CLASSES", "ARGUMENT_NAMES"]
@@ -87,10 +87,10 @@ def set_seed(seed: int) -> None:
     seed : int
         In R's range -2147483647..2147483647 (``ValueError`` otherwise).
     """
-    _check_seed(seed, optional=False)
+    seed = _checked_seed(seed, optional=False)
     session.robjects()
     with session.lock:
-        session.r_call("function(seed) set.seed(seed)", _r_seed(seed, optional=False))
+        session.r_call("function(seed) set.seed(seed)", _r_seed(seed))
 
 
 # ---------------------------------------------------------------------------- values → R
@@ -349,7 +349,7 @@ def iml(cls: str, predictor, seed: Optional[int] = None, **kwargs) -> "ImlObject
     """
     if cls not in IML_CLASSES:
         raise ValueError(f"cls must be one of {', '.join(IML_CLASSES)}, got {cls!r}")
-    _check_seed(seed)
+    seed = _checked_seed(seed)
     session.require(["iml"])
     import rpy2.rinterface as ri
 
@@ -441,7 +441,7 @@ class ImlObject:
         """
         if not isinstance(method, str):
             raise TypeError(f"method must be a str such as 'explain' or 'set.feature', got {method!r}")
-        _check_seed(seed)
+        seed = _checked_seed(seed)
         import rpy2.rinterface as ri
 
         with session.lock:

@@ -206,18 +206,18 @@ def _str(x: str):
     return ri.StrSexpVector([x])
 
 
-def _check_seed(seed, name: str = "seed", optional: bool = True) -> Optional[int]:
-    """pyiml's one check of R seeds (:func:`pyiml.random._check_seed`), None allowed by default."""
-    from pyiml.random import _check_seed as check
+def _checked_seed(seed, optional: bool = True) -> Optional[int]:
+    """``seed`` by pyiml's one check of R seeds (:func:`pyiml.random._check_seed`), before
+    anything runs in R; None passes when ``optional``."""
+    from pyiml.random import _check_seed
 
-    return check(seed, name, optional)
+    return _check_seed(seed, "seed", optional)
 
 
-def _r_seed(seed, name: str = "seed", optional: bool = True):
-    """``seed`` checked (:func:`_check_seed`) and converted: an R integer, or ``NULL`` for None."""
+def _r_seed(seed: Optional[int]):
+    """A seed :func:`_checked_seed` returned, as R gets it: an integer, or ``NULL`` for None."""
     import rpy2.rinterface as ri
 
-    seed = _check_seed(seed, name, optional)
     return ri.NULL if seed is None else ri.IntSexpVector([seed])
 
 
@@ -346,7 +346,7 @@ class RModel:
             raise ValueError(f"type={type!r} is not used with a predict_function (it calls the model itself): "
                              f"pass type {type!r} to predict inside predict_function, or leave predict_function "
                              "out")
-        _check_seed(seed)   # before anything runs in R
+        seed = _checked_seed(seed)   # before anything runs in R
         if not isinstance(model, str) and not _is_sexp(model):
             session.robjects()  # RNotAvailableError first when R is missing
             raise TypeError(
@@ -439,27 +439,21 @@ class RModel:
                 action = self._level_actions[key] = self._level_action(name, strs, dt)
             if action is None:
                 continue
-            new_code, new_dtype = action
             if out is newdata:
                 out = newdata.copy(deep=False)
-            codes = newdata.iloc[:, j].cat.codes.to_numpy()
-            out.isetitem(j, pd.Categorical.from_codes(new_code[codes], dtype=new_dtype))   # code -1 (NaN) stays -1
+            out.isetitem(j, newdata.iloc[:, j].cat.reorder_categories(action))   # missing values stay missing
         return out
 
     def _level_action(self, name: str, strs: tuple, dt):
-        """How a Categorical column reaches R: ``(new code of each code (index -1: missing), the
-        dtype with the model's training levels)``, or None (as it is; after warning when its
-        order looks wrong)."""
+        """How a Categorical column reaches R: its categories in the model's training order, or
+        None (as it is; after warning when its order looks wrong)."""
         exact, by_name = self._training_levels()
         levels = exact.get(name)
         if levels is not None or name in by_name:
             if levels is None or levels == strs or sorted(levels) != sorted(strs):
                 return None          # the model matches these by name, or other levels (R checks)
             pos = {v: i for i, v in enumerate(strs)}
-            perm = [pos[v] for v in levels]          # training level i is category perm[i]
-            new_code = np.full(len(strs) + 1, -1, dtype=np.int64)
-            new_code[perm] = np.arange(len(perm))
-            return new_code, pd.CategoricalDtype(dt.categories[perm], ordered=dt.ordered)
+            return dt.categories[[pos[v] for v in levels]]   # training level i is that category
         if dt.ordered or len(strs) < 2 or not all(isinstance(c, str) for c in dt.categories):
             return None
         if list(strs) != sorted(strs):
@@ -629,10 +623,16 @@ def as_r_predict_function(model, type: Optional[str] = None, data: Optional[pd.D
     return r_fun
 
 
+def _labels_key(values) -> tuple:
+    """Labels (categories, classes, column names) as a hashable key that tells ``1`` from ``"1"``."""
+    return tuple((type(v).__name__, str(v)) for v in values)
+
+
 def _fitted_state(model) -> tuple:
     """What a prediction function made for ``model`` keeps of its fit: scikit-learn's
     ``classes_`` (the output names), ``feature_names_in_`` and ``n_features_in_`` (the columns
-    handed to it). Part of the registry key, so that a model refitted in place (a
+    handed to it; the attributes :func:`pyiml.predictor._raw_prediction` and ``_fit_columns``
+    read when they make it). Part of the registry key, so that a model refitted in place (a
     cross-validation loop reusing one estimator) gets a new function instead of one that names
     its outputs by the classes of an earlier fit."""
     out = []
@@ -646,7 +646,7 @@ def _fitted_state(model) -> tuple:
         elif np.ndim(value) == 0:
             out.append(repr(value))
         else:
-            out.append(tuple((type(v).__name__, str(v)) for v in np.asarray(value, dtype=object).ravel()))
+            out.append(_labels_key(np.asarray(value, dtype=object).ravel()))
     return tuple(out)
 
 
@@ -721,7 +721,7 @@ def _dtype_template(data: Optional[pd.DataFrame]) -> Dict[str, Any]:
 def _dtype_key(dtypes: Dict[str, Any]):
     def one(dt):
         if isinstance(dt, pd.CategoricalDtype):
-            return ("category", tuple((type(c).__name__, str(c)) for c in dt.categories), bool(dt.ordered))
+            return ("category", _labels_key(dt.categories), bool(dt.ordered))
         return str(dt)
 
     return tuple((name, one(dt)) for name, dt in dtypes.items())

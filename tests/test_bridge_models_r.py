@@ -156,10 +156,12 @@ def test_python_model_in_iml_with_non_syntactic_names_is_a_clear_error(r):
         r_bridge.iml("FeatureImp", R, seed=1, loss="mae")
 
 
-# Training data with a factor whose R levels (factor(): a, B, c) differ from pandas'
-# astype('category') order (B, a, c); the response tells the levels apart.
+# Training data with a factor whose R levels (a, B, c: factor()'s order under ICU's or a UTF-8
+# locale's collation, given explicitly so that the data do not depend on R's collation) differ
+# from pandas' astype('category') order (B, a, c); the response tells the levels apart.
 _TRAIN_G = ("set.seed(1); n <- 120; g <- sample(c('a', 'B', 'c'), n, TRUE); "
-            "tr <- data.frame(x = rnorm(n), g = factor(g), y = c(a = 0, B = 10, c = 20)[g] + rnorm(n, sd = 0.1)); ")
+            "tr <- data.frame(x = rnorm(n), g = factor(g, levels = c('a', 'B', 'c')), "
+            "y = c(a = 0, B = 10, c = 20)[g] + rnorm(n, sd = 0.1)); ")
 _RANGER_PF = "function(model, newdata) predict(model, newdata, seed = 1)$predictions"
 
 
@@ -222,13 +224,13 @@ def test_categorical_in_python_sort_order_warns_for_a_model_that_records_no_leve
     try:
         # the warning exists only where R sorts otherwise than Python: with ICU's collation ('a'
         # before 'B'; R uses it in a UTF-8 locale, and, whatever the process's locale, once
-        # icuSetCollate names one), not under "C" (code points, as Python)
-        r.r_eval("invisible(Sys.setlocale('LC_COLLATE', 'C.UTF-8'))")
+        # icuSetCollate names one) or a glibc locale's, not under "C" (code points, as Python)
         if icu:
-            r.r_eval("icuSetCollate(locale = 'root')")
-        if list(r.r_eval("sort(c('B', 'a', 'c'))")) != ["a", "B", "c"]:
-            pytest.skip("this R has no ICU collation (capabilities('ICU') is FALSE) and sorts 'B' before 'a' as "
-                        "Python does: R's factor() levels are then Python's sorted order, there is nothing to warn")
+            r.r_eval("invisible(Sys.setlocale('LC_COLLATE', 'C.UTF-8')); icuSetCollate(locale = 'root')")
+            assert list(r.r_eval("sort(c('B', 'a', 'c'))")) == ["a", "B", "c"], "ICU's root collation"
+        elif not _glibc_collation_sorting_a_before_B(r):
+            pytest.skip("this R has no ICU collation (capabilities('ICU') is FALSE) and no installed locale "
+                        "(locale -a) sorts 'a' before 'B': R sorts as Python does, so there is nothing to warn about")
         _warns_in_python_sort_order(r)
         r.r_eval("invisible(Sys.setlocale('LC_COLLATE', 'C'))")    # R sorts as Python: nothing to warn about
         X = convert.r2py(r.r_eval(_TRAIN_G + "tr[1:30, c('x', 'g')]"))
@@ -242,6 +244,18 @@ def test_categorical_in_python_sort_order_warns_for_a_model_that_records_no_leve
         r.r_eval(f"invisible(Sys.setlocale('LC_COLLATE', '{collation}'))")
 
 
+def _glibc_collation_sorting_a_before_B(r) -> bool:
+    """Set R's LC_COLLATE to an installed locale that sorts 'a' before 'B' (R without ICU uses
+    the C library's collation); False when none does."""
+    for loc in r.r_eval("system('locale -a', intern = TRUE)"):
+        if str(loc).lower().split(".")[0] in ("c", "posix"):
+            continue
+        if str(r.r_eval(f"Sys.setlocale('LC_COLLATE', '{loc}')")[0]) and \
+                list(r.r_eval("sort(c('B', 'a', 'c'))")) == ["a", "B", "c"]:
+            return True
+    return False
+
+
 def _warns_in_python_sort_order(r):
     import warnings
 
@@ -250,6 +264,7 @@ def _warns_in_python_sort_order(r):
     X = convert.r2py(r.r_eval(_TRAIN_G + "tr[1:30, c('x', 'g')]"))
     user = X.assign(g=X["g"].astype(str).astype("category"))
     assert list(user["g"].cat.categories) == ["B", "a", "c"]
+    lm = RModel(r.r_eval(_TRAIN_G + "lm(y ~ x + g, tr)"))
     for fit, pf, r_code in _positional_models(r, with_xlevels=False):
         m = RModel(fit, predict_function=pf)
         with pytest.warns(UserWarning) as record:
@@ -269,6 +284,5 @@ def _warns_in_python_sort_order(r):
             for data in (X, X.assign(g=X["g"].astype(str))):             # R's levels, strings: no warning
                 RModel(fit, predict_function=pf)._pyiml_predict(data)
             # a model that records its levels is put right without a warning
-            lm = RModel(r.r_eval(_TRAIN_G + "lm(y ~ x + g, tr)"))
             np.testing.assert_allclose(lm._pyiml_predict(user)["pred"], lm._pyiml_predict(X)["pred"], rtol=1e-13)
         np.testing.assert_array_equal(got, np.asarray(r.r_eval(r_code, m=fit, d=convert.py2r(X))))
