@@ -561,16 +561,21 @@ def _eigen_order_sum(t):
     return out
 
 
-@pytest.mark.parametrize("block", [None, 24])
-def test_eigen_dots_add_in_eigens_order(monkeypatch, block):
+@pytest.mark.parametrize("path", ["einsum", "blocks", "blocks of 8 rows", "column-major"])
+def test_eigen_dots_add_in_eigens_order(monkeypatch, path):
     from pyiml._algorithms import glmnet as g
 
-    if block is not None:     # 8 rows of 3 columns per block: many blocks, every remainder
-        monkeypatch.setattr(g, "_EIGEN_BLOCK", block)
+    assert g._einsum_adds_in_order()         # numpy's einsum adds row after row here
+    if path != "einsum":                     # where it did not: products and sums block by block
+        monkeypatch.setattr(g, "_einsum_adds_in_order", lambda: False)
+    if path == "blocks of 8 rows":           # 8 rows of 3 columns per block: many blocks, every remainder
+        monkeypatch.setattr(g, "_EIGEN_BLOCK", 24)
     rng = np.random.default_rng(5)
     order_matters = 0
     for n in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 37, 30_001, 30_002]:
         X = rng.normal(size=(n, 3)) * 10.0 ** rng.integers(-8, 9, size=(n, 3))
+        if path == "column-major":           # as pandas hands a frame over: the block path
+            X = np.asfortranarray(X)
         v = rng.normal(size=n) * 10.0 ** rng.integers(-4, 5, size=n)
         for args, terms in (((X, v), X * v[:, None]), ((X,), X), ((X, None, True), X * X)):
             got = g._eigen_dots(*args)
@@ -579,3 +584,25 @@ def test_eigen_dots_add_in_eigens_order(monkeypatch, block):
             order_matters += any(w != float(np.sum(terms[:, j])) for j, w in enumerate(want))
         assert g._eigen_dots(X[:, 0], v) == _eigen_order_sum(X[:, 0] * v)       # 1-d: a float
     assert order_matters > 0          # the order changes the bits here, so the test can fail
+
+
+@pytest.mark.parametrize("fault", ["reversed rows", "products rounded otherwise"])
+def test_einsum_order_check_rejects_another_order(monkeypatch, fault):
+    """The once-per-process check that lets _eigen_dots use np.einsum fails where einsum adds
+    the rows in another order or rounds the products otherwise."""
+    from pyiml._algorithms import glmnet as g
+
+    def einsum(spec, a, b):
+        terms = a * (b if b.ndim == 3 else b[:, :, None])
+        if fault == "reversed rows":
+            return np.add.reduce(terms[::-1], axis=0)
+        # the right order, but products rounded otherwise (as a fused multiply-add rounds them
+        # together with the sum): one unit in the last place off
+        lanes = np.zeros(terms.shape[1:])
+        for row in np.nextafter(terms, np.inf):
+            lanes = lanes + row
+        return lanes
+
+    assert g._einsum_adds_in_order.__wrapped__()
+    monkeypatch.setattr(g.np, "einsum", einsum)
+    assert not g._einsum_adds_in_order.__wrapped__()

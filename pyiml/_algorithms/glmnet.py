@@ -53,6 +53,7 @@ returns the function ``stats::df`` there).
 """
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from dataclasses import dataclass, field
@@ -199,7 +200,7 @@ def _as_weights(weights, nobs):
     return w
 
 
-_EIGEN_BLOCK = 1 << 17  # terms per block of _eigen_dots (about 1 MB; 16,384 rows of 8 columns)
+_EIGEN_BLOCK = 1 << 17  # terms per block of _eigen_dots_blocks (about 1 MB; 16,384 rows of 8 columns)
 
 
 def _eigen_dots(X, v=None, square: bool = False):
@@ -211,9 +212,15 @@ def _eigen_dots(X, v=None, square: bool = False):
     packets are combined as ``(L0 + L2) + (L1 + L3)`` after one more packet of two rows when
     ``n mod 4 >= 2``, and a last odd row is added at the end (fewer than 4 rows: left to right).
     Adding in this order gives R's bits, which decide the path where it hangs on rounding (two
-    exactly collinear columns). ``X`` is (n,) or (n, p); ``v`` is (n,). The products are formed
-    in blocks of rows, so no (n, p) temporary is made; a 1-d ``X`` gives a float. With
-    ``square``, the column sums of ``X * X`` (squared norms).
+    exactly collinear columns). ``X`` is (n,) or (n, p); ``v`` is (n,). A 1-d ``X`` gives a
+    float. With ``square``, the column sums of ``X * X`` (squared norms).
+
+    The four running sums of a row-major ``X`` are one ``np.einsum`` over the rows viewed as
+    (n / 4, 4, p): its iterator keeps the rows outermost (their stride is the largest) and adds
+    each product to its accumulator as it is formed, so no (n, p) temporary is made and each
+    accumulator is added left to right. That order is not documented by numpy, so it is checked
+    once per process (:func:`_einsum_adds_in_order`); otherwise, and for other layouts, the
+    products are formed and added block by block of rows (:func:`_eigen_dots_blocks`).
     """
     X = np.asarray(X, dtype=float)
     vec = X.ndim == 1
@@ -222,43 +229,104 @@ def _eigen_dots(X, v=None, square: bool = False):
     n, p = X.shape
     if v is not None and not square:
         v = np.asarray(v, dtype=float)
-
-    def prod(s, e, out=None):
-        """The terms of rows s..e-1 (into ``out`` when given)."""
-        if square:
-            return np.multiply(X[s:e], X[s:e], out=out)
-        if v is not None:
-            return np.multiply(X[s:e], v[s:e, None], out=out)
-        if out is None:
-            return X[s:e]
-        np.copyto(out, X[s:e])
-        return out
-
-    if n < 4:
-        res = np.zeros(p) if n == 0 else prod(0, 1)[0].copy()
-        for i in range(1, n):
-            res = res + prod(i, i + 1)[0]
+    if n < 4 or not X.flags.c_contiguous or not _einsum_adds_in_order():
+        res = _eigen_dots_blocks(X, v, square)
     else:
         a2 = n - n % 4
-        lanes = None
-        chunk = max(4, _EIGEN_BLOCK // max(p, 1) // 4 * 4)  # rows per block, a multiple of 4
-        buf = np.empty((min(chunk, a2), p))   # the terms of one block of rows
-        for s in range(0, a2, chunk):
-            e = min(s + chunk, a2)
-            blk = prod(s, e, buf[:e - s]).reshape(-1, 4, p)
-            if lanes is not None:
-                blk[0] += lanes  # continue the running sums: ((L + b0) + b1) + ...
-            lanes = np.add.reduce(blk, axis=0)  # along axis 0: one row after the other
-        r0 = lanes[0] + lanes[2]
-        r1 = lanes[1] + lanes[3]
-        if n - a2 >= 2:
-            tail = prod(a2, a2 + 2)
-            r0 = r0 + tail[0]
-            r1 = r1 + tail[1]
-        res = r0 + r1
-        if n % 2:
-            res = res + prod(n - 1, n)[0]
+        Xr = X[:a2].reshape(-1, 4, p)
+        if square:
+            lanes = np.einsum("ilj,ilj->lj", Xr, Xr)
+        elif v is not None:
+            lanes = np.einsum("ilj,il->lj", Xr, v[:a2].reshape(-1, 4))
+        else:
+            lanes = np.add.reduce(Xr, axis=0)  # along axis 0: one row after the other
+        res = _combine_lanes(lanes, X, v, square, n)
     return float(res[0]) if vec else res
+
+
+def _terms(X, v, square: bool, s: int, e: int, out=None):
+    """The terms of rows s..e-1 of ``_eigen_dots`` (into ``out`` when given)."""
+    if square:
+        return np.multiply(X[s:e], X[s:e], out=out)
+    if v is not None:
+        return np.multiply(X[s:e], v[s:e, None], out=out)
+    if out is None:
+        return X[s:e]
+    np.copyto(out, X[s:e])
+    return out
+
+
+def _combine_lanes(lanes, X, v, square: bool, n: int):
+    """Eigen's end of a sum: ``(L0 + L2) + (L1 + L3)``, with a last packet of two rows when
+    ``n mod 4 >= 2`` and a last odd row."""
+    a2 = n - n % 4
+    r0 = lanes[0] + lanes[2]
+    r1 = lanes[1] + lanes[3]
+    if n - a2 >= 2:
+        tail = _terms(X, v, square, a2, a2 + 2)
+        r0 = r0 + tail[0]
+        r1 = r1 + tail[1]
+    res = r0 + r1
+    if n % 2:
+        res = res + _terms(X, v, square, n - 1, n)[0]
+    return res
+
+
+def _eigen_dots_blocks(X, v, square: bool):
+    """:func:`_eigen_dots` of a 2-d ``X`` (``v`` a float array or None): the products are
+    formed block by block of rows (no (n, p) temporary) and each block is added to the four
+    running sums one row after the other."""
+    n, p = X.shape
+    if n < 4:
+        res = np.zeros(p) if n == 0 else _terms(X, v, square, 0, 1)[0].copy()
+        for i in range(1, n):
+            res = res + _terms(X, v, square, i, i + 1)[0]
+        return res
+    a2 = n - n % 4
+    lanes = None
+    chunk = max(4, _EIGEN_BLOCK // max(p, 1) // 4 * 4)  # rows per block, a multiple of 4
+    buf = np.empty((min(chunk, a2), p))   # the terms of one block of rows
+    for s in range(0, a2, chunk):
+        e = min(s + chunk, a2)
+        blk = _terms(X, v, square, s, e, buf[:e - s]).reshape(-1, 4, p)
+        if lanes is not None:
+            blk[0] += lanes  # continue the running sums: ((L + b0) + b1) + ...
+        lanes = np.add.reduce(blk, axis=0)  # along axis 0: one row after the other
+    return _combine_lanes(lanes, X, v, square, n)
+
+
+@functools.lru_cache(maxsize=None)
+def _einsum_adds_in_order() -> bool:
+    """Whether ``np.einsum`` adds the products of :func:`_eigen_dots` one row after the other
+    (no FMA, no reordering), checked against :func:`_eigen_dots_blocks` on values whose sums
+    depend on the order (magnitudes from 1e-40 to 1e40, both signs)."""
+    rng = np.random.default_rng(20261125)
+    with np.errstate(all="ignore"):
+        for n, p in ((203, 1), (206, 3), (1001, 10)):
+            X = rng.standard_normal((n, p)) * np.exp(rng.uniform(-92.0, 92.0, (n, p)))
+            v = rng.standard_normal(n) * np.exp(rng.uniform(-46.0, 46.0, n))
+            a2 = n - n % 4
+            Xr = X[:a2].reshape(-1, 4, p)
+            for lanes, (vv, sq) in ((np.einsum("ilj,il->lj", Xr, v[:a2].reshape(-1, 4)), (v, False)),
+                                    (np.einsum("ilj,ilj->lj", Xr, Xr), (None, True))):
+                if not np.array_equal(_combine_lanes(lanes, X, vv, sq, n), _eigen_dots_blocks(X, vv, sq)):
+                    return False
+    return True
+
+
+def _by_row(op, X: np.ndarray, r: np.ndarray) -> None:
+    """``X = op(X, r)`` in place for a row-major ``X`` (n, p) and ``r`` (p,), as ``op(X, r,
+    out=X)`` computes it, elementwise, but with inner loops of about 1,000 values instead of p:
+    the rows are viewed q at a time against ``r`` repeated q times (the last n mod q rows
+    alone)."""
+    n, p = X.shape
+    q = max(1, 1024 // max(p, 1))
+    bulk = n - n % q
+    if bulk:
+        wide = X[:bulk].reshape(-1, q * p)
+        op(wide, np.tile(r, q), out=wide)
+    if bulk < n:
+        op(X[bulk:], r, out=X[bulk:])
 
 
 def _chkvars(x):
@@ -462,18 +530,18 @@ def _fit_gaussian(x, y, w, var_names, isd, naive, nlam, flmin, thr, ne, nx, maxi
     xs = np.ones(ni)
     xv = np.zeros(ni)
     juix = np.flatnonzero(ju)
-    # a row-major copy (x is left as it is): _eigen_dots reads it block by block of rows, and a
-    # column-major x, as pandas hands it over, would make every pass about 1.5 times slower
+    # a row-major copy (x is left as it is): _eigen_dots and _by_row go through it row after
+    # row; a column-major x, as pandas hands it over, would be copied again by every pass
     xj = np.ascontiguousarray(x[:, juix]) if juix.size < ni else np.array(x, dtype=float, order="C")
     xm[juix] = _eigen_dots(xj, wn)
-    xj -= xm[juix]
+    _by_row(np.subtract, xj, xm[juix])
     xj *= v[:, None]
     xv[juix] = _eigen_dots(xj, square=True)
     if isd:
         lost = _underflowed(xv[juix], juix, var_names, xj, x, w)
         xs[juix] = np.sqrt(xv[juix])
         xs[lost] = 1.0
-        xj /= xs[juix]
+        _by_row(np.divide, xj, xs[juix])
         xv[juix] = 1.0
     ym = _eigen_dots(y, wn)
     ys_vec = v * (y - ym)
