@@ -306,24 +306,29 @@ class Interaction(InterpretationMethod):
         enc = data.encoded()
         out: List[np.ndarray] = []
 
-        def predict(lo: int, hi: int) -> np.ndarray:
-            """Whole blocks lo..hi-1 (n <= batch_size)."""
-            patches = {}
-            for j, c in enumerate(names):
-                # runs of consecutive blocks that fix c: rows take the block's value row
-                edges = np.diff(np.concatenate(([0], masks[lo:hi, j].view(np.int8), [0])))
-                for b0, b1 in zip(np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)):
-                    patches.setdefault(c, []).append((b0 * n, b1 * n, vrows[lo + b0:lo + b1]))
-            return p.predict_array(gather_design(data, enc, dict.fromkeys(names, range(0, (hi - lo) * n)), patches))
-
         def predict_rows(r0: int, r1: int) -> np.ndarray:
             """Rows r0..r1-1 of the design of all B blocks (block b: rows b*n..(b+1)*n-1, the
             data in order with the features of masks[b] set from data row vrows[b])."""
             patches = {}
-            for b in range(r0 // n, (r1 - 1) // n + 1):
-                lo, hi = max(b * n, r0) - r0, min((b + 1) * n, r1) - r0
-                for j in np.flatnonzero(masks[b]):
-                    patches.setdefault(names[j], []).append((lo, hi, vrows[b]))
+            b_lo = r0 // n
+            for j, c in enumerate(names):
+                # runs of consecutive blocks that fix c: one patch for the blocks wholly inside
+                # r0..r1 (each block its value row), one for a first or last block cut by r0, r1
+                edges = np.diff(np.concatenate(([0], masks[b_lo:(r1 - 1) // n + 1, j].view(np.int8), [0])))
+                for s, e in zip(np.flatnonzero(edges == 1) + b_lo, np.flatnonzero(edges == -1) + b_lo):
+                    lo, hi = max(s * n, r0), min(e * n, r1)
+                    full0 = s if lo == s * n else s + 1      # the first block wholly inside
+                    full1 = e if hi == e * n else e - 1      # one past the last block wholly inside
+                    runs = patches.setdefault(c, [])
+                    if full1 < full0:                        # one block, cut at both ends
+                        runs.append((lo - r0, hi - r0, vrows[s]))
+                        continue
+                    if full0 > s:
+                        runs.append((lo - r0, full0 * n - r0, vrows[s]))
+                    if full1 > full0:
+                        runs.append((full0 * n - r0, full1 * n - r0, vrows[full0:full1]))
+                    if full1 < e:
+                        runs.append((full1 * n - r0, hi - r0, vrows[e - 1]))
             return p.predict_array(gather_design(data, enc, dict.fromkeys(names, range(r0, r1)), patches))
 
         def means_of(P: np.ndarray, orders: list) -> np.ndarray:
@@ -334,7 +339,7 @@ class Interaction(InterpretationMethod):
             per = bs // n
             for lo in range(0, B, per):
                 hi = min(B, lo + per)
-                P = predict(lo, hi).reshape(hi - lo, n, -1)
+                P = predict_rows(lo * n, hi * n).reshape(hi - lo, n, -1)
                 if all(len(c) == 1 and c[0] is None for c in consumers[lo:hi]):   # data order: at once
                     out.append(_shifted_means(P))
                 else:
