@@ -235,7 +235,8 @@ def r_predictor(data: pd.DataFrame, y=None, model=None, predict_function=None, c
         A column name of ``data`` or the target values.
     model : RModel, RFunction, rpy2 R model, Python model or callable, optional
         * :class:`r_bridge.RModel` → its R object, its ``predict_function`` and ``type``
-          (``type`` given here wins);
+          (``type`` given here wins); ``data`` reaches R as it is, with RModel's warning for
+          a Categorical whose categories are in Python's sorted order where R sorts otherwise;
         * :class:`r_bridge.RFunction` → ``model = NULL, predict.function = <the R function>``;
         * an rpy2 R object → passed as is;
         * a scikit-learn model, anything with ``predict``, or a callable →
@@ -269,6 +270,11 @@ def r_predictor(data: pd.DataFrame, y=None, model=None, predict_function=None, c
     pf = predict_function
     if isinstance(model, RModel):
         r_model = model.r_object
+        if isinstance(data, pd.DataFrame):
+            # R's iml predicts the data as they are: the warning RModel gives where a
+            # Categorical in Python's sorted order may be read by position (nothing is reordered)
+            for _ in model._level_actions_of(data):
+                pass
         if pf is None and model._pf is not None:
             pf = model._pf
         if type is None:

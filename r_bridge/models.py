@@ -426,6 +426,17 @@ class RModel:
         """``newdata`` with each Categorical whose categories are the model's training levels in
         another order put in that order (a shallow copy; ``newdata`` itself is left alone)."""
         out = newdata
+        for j, action in self._level_actions_of(newdata):
+            if action is None:
+                continue
+            if out is newdata:
+                out = newdata.copy(deep=False)
+            out.isetitem(j, newdata.iloc[:, j].cat.reorder_categories(action))   # missing values stay missing
+        return out
+
+    def _level_actions_of(self, newdata: pd.DataFrame):
+        """(position, :meth:`_level_action`) of each Categorical column of ``newdata``, each
+        action found once per column, categories and order (its warning given then)."""
         for j, dt in enumerate(newdata.dtypes):
             if not isinstance(dt, pd.CategoricalDtype):
                 continue
@@ -437,12 +448,7 @@ class RModel:
                 action = self._level_actions[key]
             except KeyError:
                 action = self._level_actions[key] = self._level_action(name, strs, dt)
-            if action is None:
-                continue
-            if out is newdata:
-                out = newdata.copy(deep=False)
-            out.isetitem(j, newdata.iloc[:, j].cat.reorder_categories(action))   # missing values stay missing
-        return out
+            yield j, action
 
     def _level_action(self, name: str, strs: tuple, dt):
         """How a Categorical column reaches R: its categories in the model's training order, or

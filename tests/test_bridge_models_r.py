@@ -189,12 +189,12 @@ def test_categorical_with_the_training_levels_in_another_order_is_put_in_their_o
     user = X.assign(g=pd.Categorical(X["g"].astype(str), categories=["B", "a", "c"]))
     before = user.copy()
     for fit, pf, r_code in _positional_models(r, with_xlevels=True):
-        want = np.asarray(r.r_eval(r_code, m=fit, d=convert.py2r(X)))
+        want = np.array(r.r_eval(r_code, m=fit, d=convert.py2r(X)))
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             got = RModel(fit, predict_function=pf)._pyiml_predict(user).iloc[:, 0].to_numpy()
         np.testing.assert_array_equal(got, want)
-        assert want[0] != np.asarray(r.r_eval(r_code, m=fit, d=convert.py2r(before)))[0]   # the order matters
+        assert want[0] != np.array(r.r_eval(r_code, m=fit, d=convert.py2r(before)))[0]   # the order matters
         pd.testing.assert_frame_equal(user, before)
     gaps = user.assign(g=user["g"].where(user.index != 3))          # a missing value stays missing
     got = RModel(fit)._in_training_levels(gaps)["g"]
@@ -259,7 +259,7 @@ def _glibc_collation_sorting_a_before_B(r) -> bool:
 def _warns_in_python_sort_order(r):
     import warnings
 
-    from r_bridge import RModel, convert
+    from r_bridge import RModel, convert, r_predictor
 
     X = convert.r2py(r.r_eval(_TRAIN_G + "tr[1:30, c('x', 'g')]"))
     user = X.assign(g=X["g"].astype(str).astype("category"))
@@ -276,13 +276,17 @@ def _warns_in_python_sort_order(r):
         for part in ("column 'g'", "['B', 'a', 'c']", "R sorts them ['a', 'B', 'c']", "(ranger, e1071::svm)",
                      "df['g'] = df['g'].cat.reorder_categories(['a', 'B', 'c'])"):
             assert part in msgs[0], part
+        with pytest.warns(UserWarning) as record:       # R's iml on the same data: the same warning
+            r_predictor(user, model=RModel(fit, predict_function=pf))
+        assert [str(w.message) for w in record if "RModel: column" in str(w.message)] == msgs
         fixed = user.copy()
         fixed["g"] = fixed["g"].cat.reorder_categories(["a", "B", "c"])   # the fix the warning gives
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             got = RModel(fit, predict_function=pf)._pyiml_predict(fixed).iloc[:, 0].to_numpy()
+            r_predictor(fixed, model=RModel(fit, predict_function=pf))
             for data in (X, X.assign(g=X["g"].astype(str))):             # R's levels, strings: no warning
                 RModel(fit, predict_function=pf)._pyiml_predict(data)
             # a model that records its levels is put right without a warning
             np.testing.assert_allclose(lm._pyiml_predict(user)["pred"], lm._pyiml_predict(X)["pred"], rtol=1e-13)
-        np.testing.assert_array_equal(got, np.asarray(r.r_eval(r_code, m=fit, d=convert.py2r(X))))
+        np.testing.assert_array_equal(got, np.array(r.r_eval(r_code, m=fit, d=convert.py2r(X))))

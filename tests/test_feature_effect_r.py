@@ -232,7 +232,7 @@ def test_two_feature_grid_points_with_repeats_equal_iml_and_keep_the_rng_in_step
         feature = ["num", "cat"] if isinstance(points[0][0], float) else ["cat", "num"]
         r.r_eval("set.seed(5)")
         robj = riml.iml("FeatureEffect", rp, feature=feature, method="pdp", grid_points=points)
-        r_next = np.asarray(r.r_eval("runif(3)"), dtype=float)
+        r_next = np.array(r.r_eval("runif(3)"), dtype=float)
         rs = RRandom(5)
         fe = FeatureEffect(p, feature, method="pdp", grid_points=points, random_state=rs)
         diff, _, problems = compare_frames(fe.results, robj.results)

@@ -258,7 +258,7 @@ def test_r_dist_as_iml_uses_it(r):
     xr = Xr[[7]]
     ro = r.robjects()
     for method in R_DIST_METHODS:
-        d_r = np.asarray(r.r_eval("stats::dist(rbind(xr, Xr), method = m)[1:nrow(Xr)]", xr=_rmat(r, xr), Xr=_rmat(r, Xr),
+        d_r = np.array(r.r_eval("stats::dist(rbind(xr, Xr), method = m)[1:nrow(Xr)]", xr=_rmat(r, xr), Xr=_rmat(r, Xr),
                                   m=ro.StrVector([method])))
         d_py = r_dist(np.vstack([xr, Xr]), method)
         np.testing.assert_array_equal(d_py, d_r)

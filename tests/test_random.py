@@ -74,7 +74,7 @@ def test_many_seeds_equal_r(r):
     assert len(set(SEEDS)) >= 500
     ns = [NK[i % len(NK)][0] for i in range(len(SEEDS))]
     ks = [NK[i % len(NK)][1] for i in range(len(SEEDS))]
-    want = np.asarray(r.r_eval(R_MANY, seeds=_ivec(r, SEEDS), ns=_fvec(r, ns), ks=_ivec(r, ks)))
+    want = np.array(r.r_eval(R_MANY, seeds=_ivec(r, SEEDS), ns=_fvec(r, ns), ks=_ivec(r, ks)))
     got = np.concatenate([_py_many(s, n, k) for s, n, k in zip(SEEDS, ns, ks)])
     _assert_same(got, want, "runif/sample.int/rnorm over seeds")
 
@@ -82,7 +82,7 @@ def test_many_seeds_equal_r(r):
 @pytest.mark.r
 def test_random_seed_vector_equals_r(r):
     seeds = SEEDS[:25]
-    want = np.asarray(r.r_eval("""
+    want = np.array(r.r_eval("""
         unlist(lapply(seeds, function(s) {
           set.seed(s); a <- .Random.seed; sample.int(70000, 100); runif(7); rnorm(2)
           c(a, .Random.seed)
@@ -99,7 +99,7 @@ def test_random_seed_vector_equals_r(r):
 @pytest.mark.r
 def test_full_permutations_equal_r(r):
     cases = [(1, 10 ** 6), (-7, 10 ** 6), (2 ** 31 - 1, 2 ** 20), (5, 70000), (11, 65536), (12, 65537), (13, 4097)]
-    want = np.asarray(r.r_eval("""
+    want = np.array(r.r_eval("""
         unlist(lapply(seq_along(seeds), function(t) { set.seed(seeds[t]); c(sample.int(ns[t]), runif(2)) }))""",
                                seeds=_ivec(r, [c[0] for c in cases]), ns=_fvec(r, [c[1] for c in cases])))
     got = []
@@ -119,7 +119,7 @@ def test_large_n_hash_and_double_paths_equal_r(r):
       h <- sample.int(2e7, 100, useHash = FALSE); i <- sample.int(1e6, 30, useHash = TRUE)
       c(a, b, d, e, f, g, h, i, runif(2))
     """
-    want = np.asarray(r.r_eval(code))
+    want = np.array(r.r_eval(code))
     rr = RRandom(3)
     a = rr.sample_int(20000000, 20000)
     b = rr.sample_int(12000000, 1000000)
@@ -151,13 +151,13 @@ def test_default_algorithm_choice_follows_r(monkeypatch, n, size, replace, expec
 
 @pytest.mark.r
 def test_rnorm_and_qnorm_equal_r(r):
-    want = np.asarray(r.r_eval("set.seed(2024); c(rnorm(100000), rnorm(3, 5, 2), rnorm(2, 1, 0), runif(1))"))
+    want = np.array(r.r_eval("set.seed(2024); c(rnorm(100000), rnorm(3, 5, 2), rnorm(2, 1, 0), runif(1))"))
     rr = RRandom(2024)
     got = np.concatenate([rr.rnorm(100000), rr.rnorm(3, 5, 2), rr.rnorm(2, 1, 0), rr.runif(1)])
     _assert_same(got, want, "rnorm")
     p = np.concatenate([10.0 ** -np.arange(1, 300, 3.7), np.random.default_rng(0).uniform(size=2000),
                         1 - 10.0 ** -np.arange(1, 16, 0.5), [0.075, 0.925, 0.5, 0.0749999999, 1e-11, 1.3e-11]])
-    _assert_same(prandom._qnorm(p), np.asarray(r.r_eval("qnorm(p)", p=_fvec(r, p))), "qnorm")
+    _assert_same(prandom._qnorm(p), np.array(r.r_eval("qnorm(p)", p=_fvec(r, p))), "qnorm")
 
 
 @pytest.mark.r
@@ -201,7 +201,7 @@ def test_lecuyer_kind_and_switching_equal_r(r):
         RNGkind("L'Ecuyer-CMRG")                      # same kind: R re-seeds anyway
         c(a, b, d, e, .Random.seed)
       }))"""
-    want = np.asarray(r.r_eval(code, seeds=_ivec(r, seeds)))
+    want = np.array(r.r_eval(code, seeds=_ivec(r, seeds)))
     got = []
     for s in seeds:
         rr = RRandom(s).set_seed(s, kind="L'Ecuyer-CMRG")
@@ -223,7 +223,7 @@ def test_lecuyer_kind_and_switching_equal_r(r):
 def test_next_rng_stream_and_substream_equal_r(r):
     rr = RRandom(31).rng_kind("L'Ecuyer-CMRG")
     seed = rr.random_seed
-    want = np.asarray(r.r_eval("c(parallel::nextRNGStream(s), parallel::nextRNGSubStream(s), "
+    want = np.array(r.r_eval("c(parallel::nextRNGStream(s), parallel::nextRNGSubStream(s), "
                                "parallel::nextRNGStream(parallel::nextRNGStream(s)))", s=_ivec(r, seed)))
     got = np.concatenate([next_rng_stream(seed), next_rng_substream(seed), next_rng_stream(next_rng_stream(seed))])
     _assert_same(got, want, "nextRNGStream")
@@ -247,7 +247,7 @@ R_FUTURE = _restore_kind_r() + """
 def test_future_apply_element_streams_equal_r(r):
     Ks = [K for K in range(1, 21) for _ in range(2)]
     seeds = [(K * 7919 + rep * 104729) * (-1) ** rep for rep, K in enumerate(Ks)]
-    want = np.asarray(r.r_eval(R_FUTURE, seeds=_ivec(r, seeds), Ks=_ivec(r, Ks)))
+    want = np.array(r.r_eval(R_FUTURE, seeds=_ivec(r, seeds), Ks=_ivec(r, Ks)))
     got = []
     for s, K in zip(seeds, Ks):
         rr = RRandom(s)
@@ -273,7 +273,7 @@ def test_nested_future_and_empty_call_equal_r(r):
         c(a, unlist(inner), runif(1), sample.int(5))
       }, future.seed = TRUE)
       c(unlist(v), runif(2))"""
-    want = np.asarray(r.r_eval(code))
+    want = np.array(r.r_eval(code))
     rr = RRandom(17)
     assert rr.element_streams(0) == []
     got = []
@@ -296,7 +296,7 @@ def test_long_mixed_sequence_equals_r(r):
       b <- c(sample.int(1000, 10, replace = TRUE), rnorm(3), sample.int(70000)[1:50])
       w <- future.apply::future_mapply(function(i) sample.int(30), 1:2, future.seed = TRUE, SIMPLIFY = FALSE)
       c(a, unlist(v), b, unlist(w), sample.int(2^20, 5), runif(3), .Random.seed)"""
-    want = np.asarray(r.r_eval(code))
+    want = np.array(r.r_eval(code))
     rr = RRandom(-20210)
     got = [rr.sample_int(10, 3), rr.runif(2), rr.sample(np.array([5, 6, 7]))]
     for s in rr.element_streams(4):
@@ -334,7 +334,7 @@ def test_spec_example_against_r(r):
       v <- future.apply::future_mapply(function(g) c(sample.int(7, 7), sample.int(7, 7)), 1:3,
                                        future.seed = TRUE, SIMPLIFY = FALSE)
       c(unlist(v), runif(1))"""
-    want = np.asarray(r.r_eval(code))
+    want = np.array(r.r_eval(code))
     assert want[:-1].astype(int).tolist() == [x for g in SPEC_PERMS for p in g for x in p]
     assert want[-1] == RRandom(1).runif(3)[2]
 

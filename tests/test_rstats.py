@@ -40,7 +40,7 @@ def test_col_means_against_r(r):
     m = rng.normal(size=(37, 4)) * 1e3
     ro = r.robjects()
     rm = ro.r.matrix(ro.FloatVector(m.ravel(order="F").tolist()), nrow=37)
-    np.testing.assert_array_equal(r_col_means(m), np.asarray(r.r_eval("apply(m, 2, mean)", m=rm)))
+    np.testing.assert_array_equal(r_col_means(m), np.array(r.r_eval("apply(m, 2, mean)", m=rm)))
     np.testing.assert_array_equal(r_col_means(m), [r_mean(m[:, j]) for j in range(4)])
 
 

@@ -119,7 +119,7 @@ def test_unused_feature_has_importance_one(r, seed):
 
     Xi = pd.DataFrame({"x1": np.arange(1, 11), "x2": np.arange(1, 11), "x3": np.arange(1, 11)})  # R integers
     noise = 0.1 * RRandom(12).normal(10)
-    np.testing.assert_array_equal(noise, np.asarray(r.r_eval("set.seed(12); rnorm(10, 0, 0.1)")))
+    np.testing.assert_array_equal(noise, np.array(r.r_eval("set.seed(12); rnorm(10, 0, 0.1)")))
     y = (Xi["x1"] + Xi["x2"]).to_numpy(dtype=float) + noise
     p = Predictor(predict_function=lambda d: d.iloc[:, 0] + d.iloc[:, 1], data=Xi, y=y)
     fi = FeatureImp(p, "mae", n_repetitions=3, random_state=RRandom(seed))

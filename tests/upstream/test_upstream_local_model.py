@@ -29,7 +29,7 @@ EXPECTED_COLUMNS = ["beta", "x.recoded", "effect", "x.original", "feature", "fea
 @pytest.fixture(scope="module")
 def noise(r):
     """iml's ``set.seed(12); rnorm(5)`` (the target is f(X) plus this noise)."""
-    return np.asarray(r.r_eval("set.seed(12); rnorm(5)"), dtype=float)
+    return np.array(r.r_eval("set.seed(12); rnorm(5)"), dtype=float)
 
 
 @pytest.fixture(scope="module")
@@ -202,7 +202,7 @@ def test_every_distance_weights_x_interest_itself_by_one(r, predictors, fun):
         warnings.simplefilter("ignore")      # "Had to choose a smaller k" for some distances
         lm = LocalModel(p, x, k=1, dist_fun=fun, **({} if fun == "gower" else {"kernel_width": 1}))
     assert lm.weights[1] == 1
-    r_weights = np.asarray(r.r_eval(_R_WEIGHTS)(rp, convert.py2r(x), fun), dtype=float)
+    r_weights = np.array(r.r_eval(_R_WEIGHTS)(rp, convert.py2r(x), fun), dtype=float)
     np.testing.assert_allclose(lm.weights, r_weights, rtol=1e-14, atol=0)
 
 

@@ -68,7 +68,7 @@ def test_single_output_and_explain_equal_iml(rp):
     ro = _r_shapley(rp["predictor1"], 42, x1, sample_size=M)
     assert_equal_results(res, ro.results)
     assert sh.y_hat_interest == float(ro.field("y.hat.interest"))
-    assert sh.y_hat_average == float(np.asarray(ro.field("y.hat.average")).ravel()[0])
+    assert sh.y_hat_average == float(np.array(ro.field("y.hat.average")).ravel()[0])
     # upstream's expectation holds for X[1, ]
     assert abs(res["phi"].sum() - _target(x1)) <= 0.02 * abs(_target(x1))
     # d is unused: no contribution in any sample
@@ -135,7 +135,7 @@ def test_multiple_output_equals_iml(rp):
     np.testing.assert_array_equal(sh.y_hat_interest.to_numpy(), r_int.to_numpy())
     np.testing.assert_array_equal(sh.y_hat_interest.to_numpy()[0], f_multi(x1).to_numpy()[0])
     assert list(sh.y_hat_average.index) == ["pred", "pred2"]
-    np.testing.assert_array_equal(sh.y_hat_average.to_numpy(), np.asarray(ro.field("y.hat.average"), dtype=float))
+    np.testing.assert_array_equal(sh.y_hat_average.to_numpy(), np.array(ro.field("y.hat.average"), dtype=float))
     assert Y2.tolist() == ["pred", "pred2", "pred2", "pred2", "pred2"]
 
 

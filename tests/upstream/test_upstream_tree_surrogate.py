@@ -30,7 +30,7 @@ def predictors(r):
     only takes class names, §18.9): (pyiml, R) pairs."""
     from r_bridge import RFunction, iml as riml
 
-    y = f(X)["pred"].to_numpy() + np.asarray(r.r_eval("set.seed(12); rnorm(5)"), dtype=float)
+    y = f(X)["pred"].to_numpy() + np.array(r.r_eval("set.seed(12); rnorm(5)"), dtype=float)
     f_r = r.r_eval(F_R)
     return {
         1: (Predictor(data=X, y=y, predict_function=f), riml.r_predictor(data=X, y=y, model=RFunction(F_R))),
