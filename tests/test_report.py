@@ -720,6 +720,28 @@ def test_cli_index_html_that_is_a_directory_is_a_usage_error_before_any_work(use
         build_report(demo_cases()[:1], out_dir=tmp_path, methods=["FeatureImp"], settings=Settings.small())
 
 
+def test_cli_index_html_linking_to_a_missing_directory_is_a_usage_error_before_any_work(user_files, tmp_path,
+                                                                                       capsys, monkeypatch):
+    # was: every method ran, then the write through the link failed
+    _no_r(monkeypatch)
+    _no_methods(monkeypatch)
+    (tmp_path / "index.html").symlink_to(tmp_path / "gone" / "page.html")
+    code, out, err = _cli(_report_args(user_files, tmp_path), capsys)
+    assert code == 2 and out == "" and "Traceback" not in err
+    assert re.search(r"--out: .*index\.html is a symbolic link to .*gone.page\.html, whose directory does not "
+                     r"exist: remove the link", err), err
+    assert not (tmp_path / "gone").exists()
+
+
+def test_index_html_linking_to_a_missing_file_in_a_directory_is_written_there(tmp_path):
+    """A link to a file yet to be made is followed, as open() follows it."""
+    (tmp_path / "site").mkdir()
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "index.html").symlink_to(tmp_path / "site" / "page.html")
+    assert build_mod.check_report_path(tmp_path / "out") == tmp_path / "out" / "index.html"
+    assert list((tmp_path / "site").iterdir()) == []      # the check leaves nothing behind
+
+
 def test_cli_read_only_index_html_is_a_usage_error_before_any_work(user_files, tmp_path, capsys, monkeypatch):
     # was: every method ran, then PermissionError's traceback and exit 1
     _no_r(monkeypatch)

@@ -991,7 +991,8 @@ def check_report_path(out_dir) -> Path:
     ------
     ReportWriteError
         For an ``out_dir`` that is a file or cannot be made or written to, and an ``index.html``
-        there that is a directory (or another non-file) or cannot be written.
+        there that is a directory (or another non-file) or cannot be written (a symbolic link
+        to a missing file: where the directory it points to is missing or cannot be written).
     """
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
@@ -1008,12 +1009,17 @@ def check_report_path(out_dir) -> Path:
         raise ReportWriteError(f"{path} is not a regular file, where the report's file goes: remove or rename it, "
                                "or write the report to another directory")
     existing = path.exists()
+    if path.is_symlink() and not existing:   # a link to nothing: the report would go where it points
+        target = path.resolve()
+        if not target.parent.is_dir():
+            raise ReportWriteError(f"{path} is a symbolic link to {target}, whose directory does not exist: "
+                                   "remove the link, or write the report to another directory")
     try:
         if existing:
             with open(path, "ab"):   # appends nothing
                 pass
         else:
-            with tempfile.TemporaryFile(dir=out):
+            with tempfile.TemporaryFile(dir=path.resolve().parent if path.is_symlink() else out):
                 pass
     except OSError as exc:
         if existing:
