@@ -129,14 +129,28 @@ class InterpretationMethod:
         return []
 
     def __repr__(self) -> str:
-        lines = [f"Interpretation method:  {type(self).__name__}"]
-        lines += self._params_repr()
-        lines += ["", "Analysed predictor:", repr(self.predictor), "", "Analysed data:", repr(self.sampler), "",
-                  "Head of results:"]
-        # every column, wrapped to 80 characters as R prints a data.frame (pandas' repr elides
-        # columns with "...")
-        lines.append(self.results.head(6).to_string(line_width=80) if self.results is not None else "NULL")
-        return "\n".join(lines)
+        """iml's ``print(<method>)``: the same text, spaces and blank lines as R's ``cat`` writes
+        them, the parameters, the predictor, the data and the head of the results as R prints a
+        data.frame (7 significant digits, blocks of columns 80 characters wide); the row labels
+        are pandas' index (0-based)."""
+        return _r_print_method(self, self._params_repr(), self.results.head(6) if self.results is not None else None)
+
+def _r_print_method(obj, params: list, head) -> str:
+    """iml's ``InterpretationMethod$print()``: ``cat`` of the method's name (with cat's spaces),
+    its parameter lines (no newline after the last, as each ``printParameters`` writes them), the
+    predictor, the data and ``head`` (a DataFrame, a dict of them printed as R prints a list,
+    or None: nothing)."""
+    from ._algorithms.rprint import r_print_frame
+
+    text = f"Interpretation method:  {type(obj).__name__} \n" + "\n".join(params)
+    text += "\n\nAnalysed predictor: \n" + obj.predictor._r_print()
+    text += "\n\nAnalysed data:\n" + repr(obj.sampler) + "\n"
+    text += "\n\nHead of results:\n"
+    if isinstance(head, dict):      # R's print of a named list: $name, the element, a blank line
+        text += "".join(f"${name}\n{r_print_frame(df)}\n\n" for name, df in head.items())
+    elif head is not None:
+        text += r_print_frame(head) + "\n"
+    return text.rstrip("\n")
 
 
 def check_bool(value, name: str) -> bool:

@@ -950,9 +950,11 @@ class FeatureEffects(_LazyResults, InterpretationMethod):
         return [f"features: {', '.join(self.features)}", f"grid size: {self.grid_size}"]
 
     def __repr__(self) -> str:
-        lines = [f"Interpretation method:  {type(self).__name__}"] + self._params_repr()
-        lines += ["", "Analysed predictor:", repr(self.predictor), "", "Analysed data:", repr(self.sampler), ""]
-        return "\n".join(lines)
+        """iml's ``print(<FeatureEffects>)``: as every method's, with the head of the results,
+        a list of tables in R, printed as R prints a list (the first 6 features' tables)."""
+        from ._base import _r_print_method
+
+        return _r_print_method(self, self._params_repr(), dict(list(self.results.items())[:6]))
 
     def plot(self, features: Optional[Sequence[str]] = None, nrows: Optional[int] = None,
              ncols: Optional[int] = None, fixed_y: bool = True, **kwargs):

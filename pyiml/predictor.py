@@ -749,9 +749,17 @@ class Predictor:
         self._call, self._vector_name, self._matrix_prefix = _raw_prediction(
             self.model, self.predict_function, self.type)
 
-    def __repr__(self) -> str:
-        out = f"Prediction task: {self.task}"
-        if self.task == "classification":   # iml's line (its prediction.colnames, never filled, print empty)
-            names = self.output_names or [str(c) for c in getattr(self.model, "classes_", [])]
-            out += "\nClasses:  " + ", ".join(names)
+    def _r_print(self) -> str:
+        """The text of iml's ``print(<Predictor>)``, spaces and newlines as R's ``cat`` writes
+        them: ``"Prediction task: <task> \\n"``, then for classification ``"Classes:  <names>"``
+        without a newline. iml's class line is always empty (it reads a field that is never
+        filled); pyiml names the outputs: ``class_`` when set, else the outputs of the last
+        prediction or the model's ``classes_``."""
+        out = f"Prediction task: {self.task} \n"
+        if self.task == "classification":
+            names = self.class_ or self.output_names or [str(c) for c in getattr(self.model, "classes_", [])]
+            out += "Classes:  " + ", ".join(names)
         return out
+
+    def __repr__(self) -> str:
+        return self._r_print().rstrip("\n")

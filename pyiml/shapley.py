@@ -443,12 +443,14 @@ class Shapley(InterpretationMethod):
 
     # ------------------------------------------------------------------ public
     def _params_repr(self) -> list:
+        from ._algorithms.rprint import r_sprintf_f as f
+
         a, b = self.y_hat_interest, self.y_hat_average
         if isinstance(a, float) and isinstance(b, float):
-            return [f"Predicted value: {a:f}, Average prediction: {b:f} (diff = {a - b:f})"]
+            return [f"Predicted value: {f(a)}, Average prediction: {f(b)} (diff = {f(a - b)})"]
         if isinstance(a, pd.DataFrame) and len(a) == 1 and isinstance(b, pd.Series):
             # several outputs: R's vectorised sprintf, the classes' lines joined by cat's space
-            return [" ".join(f"Predicted value: {u:f}, Average prediction: {v:f} (diff = {u - v:f})"
+            return [" ".join(f"Predicted value: {f(u)}, Average prediction: {f(v)} (diff = {f(u - v)})"
                              for u, v in zip(a.iloc[0].to_numpy(dtype=float), b.to_numpy(dtype=float)))]
         return []
 

@@ -197,7 +197,12 @@ def test_first_concurrent_predictions_select_class_(data):
 def test_classifier_predictor_prints_its_classes(data):
     from sklearn.linear_model import LogisticRegression
     m = LogisticRegression().fit(data[["a", "b"]], np.where(data["a"] > 0.5, "yes", "no"))
-    assert repr(Predictor(m, data=data[["a", "b"]])) == "Prediction task: classification\nClasses:  no, yes"
+    # iml's print(), cat's spaces included; iml's class line is always empty, pyiml's names them
+    assert repr(Predictor(m, data=data[["a", "b"]])) == "Prediction task: classification \nClasses:  no, yes"
+    p = Predictor(m, data=data[["a", "b"]], class_="yes")
+    before = repr(p)
+    p.predict(data[["a", "b"]].head(2))
+    assert before == repr(p) == "Prediction task: classification \nClasses:  yes"     # was "no, yes" before
 
 
 def test_threads_reading_a_lazy_ice_table_get_one_table(data):
@@ -216,9 +221,10 @@ def test_printout_shows_every_result_column():
     p = Predictor(data=X.assign(y=X.sum(axis=1)), y="y", predict_function=lambda d: d.sum(axis=1).to_numpy())
     text = repr(TreeSurrogate(p))
     head = text.split("Head of results:\n")[1]
-    assert all(f"feature_{i} " in head or head.endswith(f"feature_{i}") for i in range(14))
-    assert ".y.hat.tree" in head and "..." not in head
-    assert max(len(line) for line in head.splitlines()) <= 80
+    header_words = [w for line in head.splitlines() if not line[:1].isdigit() for w in line.split()]
+    assert header_words == [f"feature_{i}" for i in range(14)] + [".node", ".path", ".y.hat", ".y.hat.tree"]
+    assert "..." not in head and "\\" not in head        # R's blocks of columns, no elision or continuation
+    assert max(len(line) for line in head.splitlines()) < 80
 
 
 # ---------------------------------------------------------------------------- class_ assigned later

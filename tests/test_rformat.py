@@ -4,6 +4,7 @@ import math
 from decimal import Decimal
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -155,3 +156,101 @@ def test_make_names_hypothesis_against_r(r, names):
     ro = r.robjects()
     want = [str(s) for s in r.r_eval("make.names(x, unique = TRUE)", x=ro.StrVector(names))]
     assert r_make_names(names, unique=True) == want
+
+
+# ------------------------------------------------------------------------------------------
+# print(): numbers, data frames and the methods' printouts
+# ------------------------------------------------------------------------------------------
+
+def test_print_formats_known_values():
+    from pyiml._algorithms.rprint import r_format_real, r_print_frame, r_sprintf_f
+
+    # one layout per column: fixed with the decimals the value needing most has (7 significant
+    # digits), unless scientific is narrower; the probe's cases where pandas lost digits
+    assert r_format_real([7.09873e-06, 1e4, 0.0709873]) == ["7.09873e-06", "1.00000e+04", "7.09873e-02"]
+    assert r_format_real([0.47221473, 0.0]) == ["0.4722147", "0.0000000"]
+    assert r_format_real([0.0, 3.0, 7.0, 10.0]) == [" 0", " 3", " 7", "10"]
+    assert r_format_real([1.5, float("nan"), float("inf")]) == ["1.5", " NA", "Inf"]
+    assert r_format_real([1.5, float("nan")], missing=[False, False]) == ["1.5", "NaN"]
+    assert [r_sprintf_f(v) for v in (float("inf"), float("-inf"), float("nan"), None, 2.5)] == \
+        ["Inf", "-Inf", "NaN", "NA", "2.500000"]
+    df = pd.DataFrame({"a": [1.5, None], "s": ["x", None], "i": pd.array([1, None], dtype="Int64"), "b": [True, False]})
+    assert r_print_frame(df) == "    a    s  i     b\n0 1.5    x  1  TRUE\n1  NA <NA> NA FALSE"
+
+
+@pytest.mark.r
+def test_print_of_numbers_and_frames_is_rs(r):
+    from r_bridge import convert
+    from pyiml._algorithms.rprint import r_format_real, r_print_frame
+
+    rng = np.random.default_rng(11)
+    bad = []
+    for t in range(300):      # format(x, digits = 7): magnitudes, rounding, zeros, infinities
+        x = rng.normal(size=int(rng.integers(1, 6))) * 10.0 ** rng.integers(-30, 30)
+        if t % 4 == 0:
+            x = np.round(x, int(rng.integers(0, 6)))
+        if t % 7 == 0:
+            x[0] = rng.choice([np.inf, -np.inf, 0.0, -0.0, 1e300, -1e-300, 99999.99999, 9.9999999])
+        want = [str(s) for s in r.r_eval("format(x, digits = 7)", x=r.robjects().FloatVector(x.tolist()))]
+        if r_format_real(x) != want:
+            bad.append((x.tolist(), r_format_real(x), want))
+    assert not bad, bad[:5]
+
+    def column(n):
+        kind = int(rng.integers(0, 7))
+        if kind == 0:
+            return rng.normal(size=n) * 10.0 ** rng.integers(-8, 9)
+        if kind == 1:
+            x = rng.normal(size=n) * 10.0 ** rng.integers(-5, 6, n)
+            x[rng.random(n) < 0.3] = np.nan
+            return x
+        if kind == 2:
+            return rng.integers(-1000, 1000, n)
+        if kind == 3:
+            return pd.Categorical(rng.choice(["a", "bb", "ccc long"], n))
+        if kind == 4:
+            return rng.random(n) < 0.5
+        if kind == 5:
+            return rng.choice([0.0, 1e5, 123456.7, 1e-20, 3.0, 1e15, 99999.99999], n)
+        return rng.choice(["x", "yy", None], n).astype(object)
+    for t in range(60):       # print(<data.frame>): widths, NA, blocks of columns, 0 rows
+        n, p = int(rng.integers(0 if t % 10 == 0 else 1, 7)), int(rng.integers(1, 14))
+        df = pd.DataFrame({f"c{j}{'x' * int(rng.integers(0, 12))}": column(n) for j in range(p)})
+        df.index = range(1, n + 1)      # R's row names
+        want = "\n".join(r.r_eval("d[] <- lapply(d, function(x) { if (is.double(x)) x[is.nan(x)] <- NA; x }); "
+                                  "capture.output(print(d))", d=convert.py2r(df)))
+        assert r_print_frame(df) == want, (df, want)
+
+
+@pytest.mark.r
+def test_methods_print_as_iml_does(r):
+    """repr() is R's print() text (cat's spaces, blank lines, the head of the results as R
+    prints it), but for pyiml's 0-based row labels."""
+    import re
+
+    from pyiml import FeatureEffect, FeatureImp, Predictor, RRandom, Shapley
+    from r_bridge import iml as riml
+
+    rng = np.random.default_rng(3)
+    d = pd.DataFrame({"a": rng.normal(size=40), "b": rng.uniform(size=40) * 1e-5,
+                      "g": pd.Categorical(rng.choice(["u", "v"], 40))})
+
+    def f(x):
+        return x["a"] * 2 + x["b"] * 1e4 + (x["g"] == "u") * 0.5 + 1e-6 * x["a"] ** 2
+
+    d["y"] = f(d) + rng.normal(scale=0.1, size=40)
+    p, rp = Predictor(data=d, y="y", predict_function=f), riml.r_predictor(d, y="y", predict_function=f)
+    x = d.drop(columns="y").iloc[[4]]
+    pairs = [(FeatureImp(p, loss="mae", n_repetitions=3, random_state=RRandom(5)),
+              riml.iml("FeatureImp", rp, seed=5, loss="mae", n_repetitions=3)),
+             (FeatureEffect(p, "b", method="ale", grid_size=5), riml.iml("FeatureEffect", rp, feature="b", method="ale",
+                                                                         grid_size=5)),
+             (FeatureEffect(p, "g", method="pdp+ice"), riml.iml("FeatureEffect", rp, feature="g", method="pdp+ice")),
+             (Shapley(p, x_interest=x, sample_size=10, random_state=RRandom(2)),
+              riml.iml("Shapley", rp, seed=2, x_interest=x, sample_size=10))]
+    for py, ro in pairs:
+        want = "\n".join(r.r_eval("capture.output(print(o))", o=ro.r_object))
+        head, rows = repr(py).split("Head of results:\n")
+        # pyiml's row labels are 0-based: R's are one more (one digit here, so the widths agree)
+        rows = re.sub(r"(?m)^(\d) ", lambda m: f"{int(m.group(1)) + 1} ", rows)
+        assert head + "Head of results:\n" + rows == want, type(py).__name__

@@ -102,10 +102,11 @@ def _scientific(r: np.ndarray):
     return kpower, nsig, widens
 
 
-def _scientific_one(r: float):
+def _scientific_one(r: float, digits: int = _DIGITS):
     """:func:`_scientific` for one positive finite double, in scalar arithmetic (the same
-    steps, long double where R uses it; much faster than array calls for a few values)."""
-    kp = math.floor(math.log10(r)) - _DIGITS + 1
+    steps, long double where R uses it; much faster than array calls for a few values).
+    ``digits`` is R's ``R_print.digits`` (15 inside ``as.character``, 7 for ``print``)."""
+    kp = math.floor(math.log10(r)) - digits + 1
     r_prec = _LD(r)
     if abs(kp) <= _KP_MAX:
         if kp > 0:
@@ -114,12 +115,12 @@ def _scientific_one(r: float):
             r_prec = r_prec * _TBL[-kp + 1]
     else:
         r_prec = r_prec / np.power(_LD(10), _LD(kp))
-    if r_prec < _TBL[_DIGITS]:
+    if r_prec < _TBL[digits]:
         r_prec = r_prec * _LD(10)
         kp -= 1
     alpha = float(np.rint(r_prec))
-    nsig = _DIGITS
-    for _ in range(_DIGITS):
+    nsig = digits
+    for _ in range(digits):
         alpha = alpha / 10.0
         if alpha != math.floor(alpha):
             break
@@ -127,10 +128,10 @@ def _scientific_one(r: float):
     if nsig == 0:
         nsig = 1
         kp += 1
-    kpower = kp + _DIGITS - 1
+    kpower = kp + digits - 1
     widens = False
     if 0 < kpower <= _KP_MAX:
-        fuzz = 0.5 / float(_TBL[1 + min(max(_DIGITS - kpower, 0), _KP_MAX)])
+        fuzz = 0.5 / float(_TBL[1 + min(max(digits - kpower, 0), _KP_MAX)])
         widens = bool(_LD(r) < (_TBL[kpower + 1] - _LD(fuzz)))
     return kpower, nsig, widens
 

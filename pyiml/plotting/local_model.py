@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from .._algorithms.rprint import r_sprintf_f
 from ._common import faceted_figure, hbars
 
 __all__ = ["plot_local_model"]
@@ -59,7 +60,8 @@ def plot_local_model(results: pd.DataFrame, multiclass: bool, actual: Optional[f
     ax = fig.add_subplot()
     _bars(ax, res, levels)
     if actual is not None and local is not None:
-        ax.set_title(f"Actual prediction: {actual:.2f}\nLocalModel prediction: {local:.2f}", loc="left", fontsize=10)
+        ax.set_title(f"Actual prediction: {r_sprintf_f(actual, 2)}\nLocalModel prediction: {r_sprintf_f(local, 2)}",
+                     loc="left", fontsize=10)
     fig.tight_layout()
     return fig
 

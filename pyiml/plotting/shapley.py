@@ -6,6 +6,7 @@ from typing import List
 import pandas as pd
 from matplotlib.figure import Figure
 
+from .._algorithms.rprint import r_sprintf_f
 from ._common import faceted_figure, hbars, sorted_levels
 
 __all__ = ["plot_shapley"]
@@ -29,7 +30,8 @@ def plot_shapley(results: pd.DataFrame, multiclass: bool, y_hat_interest=None, y
     ax = fig.add_subplot()
     _bars(ax, res, levels)
     if y_hat_interest is not None and y_hat_average is not None:
-        ax.set_title(f"Actual prediction: {float(y_hat_interest):.2f}\nAverage prediction: {float(y_hat_average):.2f}",
+        ax.set_title(f"Actual prediction: {r_sprintf_f(y_hat_interest, 2)}\nAverage prediction: "
+                     f"{r_sprintf_f(y_hat_average, 2)}",
                      loc="left", fontsize=10)
     fig.tight_layout()
     return fig
