@@ -94,8 +94,11 @@ def encode_values(data, feature: str, values) -> np.ndarray:
     """Values of ``feature`` in :meth:`pyiml.data.Data.encoded`'s encoding.
 
     Category codes for a pandas categorical column (``ValueError`` for values that are not
-    categories); the values themselves otherwise (numbers keep their own dtype, so a float grid
-    for an integer feature stays float, as in iml).
+    categories); the values themselves otherwise. A float grid of a numpy integer feature
+    whose points are all whole numbers (and fit the dtype) takes the feature's dtype, so that
+    the model gets the column type it was trained on (iml's grid is a double column: the issue
+    of models that refuse it); other points keep theirs, as numpy widens ``int64`` to
+    ``float64`` (a grid point 2.5).
     """
     col = data.X[feature]
     if isinstance(col.dtype, pd.CategoricalDtype):
@@ -117,6 +120,13 @@ def encode_values(data, feature: str, values) -> np.ndarray:
         raise ValueError(f"values for the numerical feature {feature!r} must be numbers, got {list(arr[:5])!r}")
     if arr.dtype.kind in "US":
         arr = arr.astype(object)
+    if isinstance(col.dtype, np.dtype) and col.dtype.kind in "iu" and arr.dtype.kind == "f" and arr.size:
+        info = np.iinfo(col.dtype)
+        with np.errstate(invalid="ignore"):
+            whole = np.isfinite(arr).all() and (arr == np.floor(arr)).all()
+        # one past the largest value, as a double: 2**bits (float of int64's max is already 2**63)
+        if whole and arr.min() >= float(info.min) and arr.max() < float(info.max) + 1.0:
+            return arr.astype(col.dtype)
     return arr
 
 

@@ -935,3 +935,40 @@ def test_feature_effects_plot_takes_r_argument_order(lin):
     fig = fes.plot(None, 1)          # nrows = 1: every panel in one row
     rows = {round(ax.get_position().y0, 6) for ax in fig.axes if ax.get_visible() and ax.has_data()}
     assert len(rows) == 1
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "uint8"])
+def test_integer_feature_reaches_the_model_as_integers_at_whole_grid_points(dtype):
+    """The designs of PDP, ICE and ALE (1-D and 2-D) keep an integer feature's dtype where every
+    grid point is a whole number: a model that checks its column types (iml issue #138) or a
+    pipeline selecting columns by dtype gets what it was trained on; a grid point 4.5 widens
+    the column to float64, as numpy would."""
+    rng = np.random.default_rng(1)
+    d = pd.DataFrame({"k": rng.integers(4, 72, 150).astype(dtype), "a": rng.normal(size=150),
+                      "g": pd.Categorical(rng.choice(["u", "v"], 150))})
+    seen = []
+
+    def f(nd):
+        seen.append(str(nd["k"].dtype))
+        return nd["k"].to_numpy(dtype=float) / 10 + nd["a"] + (nd["g"] == "u")
+
+    p = Predictor(data=d, predict_function=f)
+    cases = [("k", m) for m in ("ale", "pdp", "ice", "pdp+ice")]
+    cases += [(fs, m) for fs in (["k", "a"], ["a", "k"], ["k", "g"]) for m in ("ale", "pdp")]
+    for features, method in cases:
+        seen.clear()
+        FeatureEffect(p, features, method=method)
+        assert set(seen) == {dtype}, (features, method, seen)
+    seen.clear()
+    FeatureEffects(p, method="pdp", grid_size=7)
+    assert set(seen) == {dtype}, seen
+    assert FeatureEffect(p, "k", method="pdp").results["k"].dtype == "float64"   # the results' grid, as iml's
+    for widened in (lambda: FeatureEffect(p, "k", method="pdp", grid_points=[4.5, 10]),
+                    lambda: FeatureEffect(p, "k", method="pdp", center_at=10.5)):
+        seen.clear()
+        widened()
+        assert set(seen) == {"float64"}, seen
+    big = d.assign(k=d["k"].astype("int64") * 2 ** 55)           # whole floats up to the dtype's end
+    seen.clear()
+    FeatureEffect(Predictor(data=big, predict_function=f), "k", method="pdp")
+    assert set(seen) == {"int64"}
