@@ -20,6 +20,7 @@ import pandas as pd
 from ._base import InterpretationMethod, check_bool, check_int, user_stacklevel
 from ._design import gather_design
 from ._parallel import check_n_jobs, map_items, split_chunks
+from ._algorithms.rformat import r_as_character
 from ._algorithms.rstats import r_median_rows, r_quantile7_rows
 from .losses import FAST_ROWS, LABEL_LOSSES, comparable_labels, get_loss
 from .predictor import Predictor
@@ -284,11 +285,19 @@ class FeatureImp(InterpretationMethod):
         numbers as text (as R does); when no number reads as any label, every prediction
         counts as wrong, whatever the model (iml says nothing): say so."""
         if not (self._named_loss and self.loss_name in LABEL_LOSSES and not self._multiclass
-                and self.on == "label" and self._actual.dtype == object and predicted.dtype.kind == "f"):
+                and self.on == "label" and self._actual.dtype.kind in "Of" and predicted.dtype.kind == "f"):
             return
-        labels, text = comparable_labels(np.asarray(self._actual).astype(str), predicted)
-        if np.isin(text, labels).any():
-            return
+        if self._actual.dtype.kind == "f":
+            # a numeric or logical target (y = Species == "setosa", 0/1 in actual): compared with
+            # the numbers as numbers, as R compares them (TRUE is 1)
+            if np.isin(predicted, self._actual).any():
+                return
+            labels = np.asarray(r_as_character(np.unique(self._actual)), dtype=str)
+            text = np.asarray(r_as_character(predicted[:1]), dtype=str)
+        else:
+            labels, text = comparable_labels(np.asarray(self._actual).astype(str), predicted)
+            if np.isin(text, labels).any():
+                return
         warnings.warn(
             f"loss={self.loss_name!r} compares y's labels ({sorted(set(labels.tolist()))[:5]}) with the model's one "
             f"output column ({self._outputs[0]!r}), which holds numbers such as {text[0]}: no prediction reads as "

@@ -1,4 +1,5 @@
 """FeatureImp: closed-form oracles, iml's layout and conventions, bad input, plots (no R)."""
+import contextlib
 import warnings
 
 import numpy as np
@@ -382,10 +383,15 @@ def test_bool_target_with_one_output_is_zero_one_as_in_r():
     yb = np.array([False, True, False, True, False, True])
     model = lambda d: pd.DataFrame({"no": 1 - d["a"].to_numpy(), "yes": d["a"].to_numpy()})  # noqa: E731
     for loss, on in (("mae", "label"), ("mse", "label"), ("ce", "label"), ("logLoss", "prob")):
-        with_bool = FeatureImp(Predictor(predict_function=model, data=X, y=yb, class_="yes"), loss, on=on,
-                               random_state=RRandom(3))
-        with_float = FeatureImp(Predictor(predict_function=model, data=X, y=yb.astype(float), class_="yes"), loss,
-                                on=on, random_state=RRandom(3))
+        # ce compares TRUE/FALSE (1/0) with probabilities that are never 0 or 1: said, as for labels
+        said = pytest.warns(UserWarning, match=r"compares y's labels \(\['0', '1'\]\).*no prediction reads") \
+            if loss == "ce" else contextlib.nullcontext()
+        with said:
+            with_bool = FeatureImp(Predictor(predict_function=model, data=X, y=yb, class_="yes"), loss, on=on,
+                                   random_state=RRandom(3))
+        with said if loss != "ce" else pytest.warns(UserWarning, match="no prediction reads"):
+            with_float = FeatureImp(Predictor(predict_function=model, data=X, y=yb.astype(float), class_="yes"),
+                                    loss, on=on, random_state=RRandom(3))
         assert with_bool.original_error == with_float.original_error
         pd.testing.assert_frame_equal(with_bool.results, with_float.results)
     assert FeatureImp(Predictor(predict_function=model, data=X, y=yb, class_="yes"), "mae",
@@ -549,4 +555,16 @@ def test_label_loss_on_one_probability_column_warns_when_no_prediction_reads_as_
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         fi = FeatureImp(Predictor(predict_function=hard, data=X, y=y01, class_="1"), "ce", random_state=1)
+    assert fi.original_error == pytest.approx(1 / 6)
+    # a logical target (iml's y = Species == "setosa", class = "setosa") is 1/0 against the numbers:
+    # warned about with probabilities, not with predictions that are 0 or 1
+    yb = np.array([False, True, False, True, False, True])
+    with pytest.warns(UserWarning, match=r"loss='ce' compares y's labels \(\['0', '1'\]\) with the model's one "
+                                         r"output column \('yes'\), which holds numbers such as 0.1"):
+        assert FeatureImp(Predictor(predict_function=model, data=X, y=yb, class_="yes"), "ce",
+                          random_state=1).original_error == 1.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fi = FeatureImp(Predictor(predict_function=hard, data=X, y=y01.astype(str) == "1", class_="1"), "ce",
+                        random_state=1)
     assert fi.original_error == pytest.approx(1 / 6)
