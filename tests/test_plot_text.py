@@ -136,3 +136,38 @@ def test_facets_label_only_their_outer_axes():
                for a in axes]
     assert shown_x == [False, False, True, True] and shown_y == [True, False, True, False]
     assert all(a.get_ylabel() == "Features" for a in axes)     # the hidden titles keep their text
+
+
+def test_infinite_values_are_drawn_at_the_panels_edge():
+    """ggplot draws ±Inf at the edge of a scale spanning the finite values: an infinite H
+    statistic, importance or phi is a full-length segment or bar (were left out, and a facet of
+    infinite values was empty)."""
+    import warnings
+
+    from pyiml.plotting.feature_imp import plot_feature_imp
+    from pyiml.plotting.interaction import plot_interaction
+    from pyiml.plotting.shapley import plot_shapley
+
+    ia = pd.DataFrame({".feature": ["a", "b", "c"] * 2, ".class": ["u"] * 3 + ["v"] * 3,
+                       ".interaction": [0.2, np.inf, 0.4, np.inf, np.inf, np.inf]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")    # (matplotlib warned about masked elements)
+        one = plot_interaction(ia.iloc[:3], multiclass=False)
+        facets = plot_interaction(ia, multiclass=True)
+        fi = plot_feature_imp(pd.DataFrame({"feature": ["a", "b"], "importance.05": [1.0, 2.0],
+                                            "importance": [1.5, np.inf], "importance.95": [2.0, np.inf]}), "mae")
+        sh = plot_shapley(pd.DataFrame({"feature": ["a", "b"], "phi": [-1.0, np.inf], "feature.value": ["a=1", "b=2"]}),
+                          multiclass=False)
+    # finite range [0, 0.4] expanded by 5%: the Inf segment ends at 0.42
+    ax = one.axes[0]
+    assert ax.get_xlim() == pytest.approx((-0.02, 0.42))
+    ends = sorted(seg[1][0] for seg in ax.collections[1].get_segments())
+    assert ends == pytest.approx([0.2, 0.4, 0.42])
+    # the facets share the scale of all classes; the all-Inf class draws its three segments to its edge
+    v = facets.axes[1]
+    assert v.get_xlim() == pytest.approx((-0.02, 0.42))
+    assert [seg[1][0] for seg in v.collections[1].get_segments()] == pytest.approx([0.42] * 3)
+    assert fi.axes[0].get_xlim() == pytest.approx((0.95, 2.05))
+    assert sorted(fi.axes[0].collections[1].get_offsets()[:, 0]) == pytest.approx([1.5, 2.05])
+    assert sh.axes[0].get_xlim() == pytest.approx((-1.05, 0.05))
+    assert sorted(p.get_width() for p in sh.axes[0].patches) == pytest.approx([-1.0, 0.05])

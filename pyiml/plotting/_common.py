@@ -9,7 +9,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 __all__ = ["PT", "POINT_S", "lab_colormap", "boxplot", "discrete_axis", "facet_axes", "class_list",
-           "faceted_figure", "hbars", "literal", "outer_labels", "sorted_levels", "unstick", "wrap_dims"]
+           "faceted_figure", "hbars", "inf_at_edges", "literal", "outer_labels", "sorted_levels", "unstick", "wrap_dims"]
 
 #: ggplot2 sizes (line widths, point sizes) are in mm; one mm is 72.27 / 25.4 points
 PT = 72.27 / 25.4
@@ -135,12 +135,42 @@ def faceted_figure(res: pd.DataFrame, class_col: str, n_levels: int,
     return fig
 
 
-def hbars(ax, labels: pd.Series, values: np.ndarray, levels: Sequence[str], xlabel: str) -> None:
+def inf_at_edges(*arrays, also: Sequence[float] = ()):
+    """ggplot draws ±Inf at the panel's edges: its continuous scale spans the finite values (and
+    ``also``, e.g. the 0 that bars and segments start from), expanded by 5% on each side (a
+    range of zero width by 0.5), and infinite values are placed at those limits.
+
+    Returns the arrays with ±Inf replaced by the limits, and the limits for ``set_xlim`` /
+    ``set_ylim`` (None when no value is infinite: matplotlib's autoscaling expands by 5% too).
+    NaN stays NaN (not drawn, as ggplot drops missing values).
+    """
+    vals = [np.asarray(a, dtype=float) for a in arrays]
+    if not any(np.isinf(v).any() for v in vals):
+        return vals, None
+    finite = np.concatenate([v[np.isfinite(v)] for v in vals] + [np.asarray(also, dtype=float)])
+    if finite.size == 0:
+        lo = hi = 0.0
+    else:
+        lo, hi = float(finite.min()), float(finite.max())
+    pad = 0.5 if hi == lo else 0.05 * (hi - lo)
+    lims = (lo - pad, hi + pad)
+    return [np.where(v == np.inf, lims[1], np.where(v == -np.inf, lims[0], v)) for v in vals], lims
+
+
+def hbars(ax, labels: pd.Series, values: np.ndarray, levels: Sequence[str], xlabel: str,
+          scale: Optional[np.ndarray] = None) -> None:
     """Horizontal bars (ggplot ``geom_col`` + ``coord_flip``), one per row, placed at its label's
-    level (ggplot's discrete positions 1..K)."""
+    level (ggplot's discrete positions 1..K); ±Inf reach the panel's edge (:func:`inf_at_edges`)
+    of the scale of ``scale`` (default ``values``; facets sharing the axis pass all their values)."""
     pos = discrete_axis(ax, "y", levels)
     y = [pos[f] for f in labels.astype(str)]
-    unstick(ax.barh(y, np.asarray(values, dtype=float), color="0.35", height=0.9), "x")
+    values = np.asarray(values, dtype=float)
+    _, lims = inf_at_edges(values if scale is None else scale, also=(0.0,))
+    if lims is not None:
+        values = np.clip(values, *lims)
+    unstick(ax.barh(y, values, color="0.35", height=0.9), "x")
+    if lims is not None:
+        ax.set_xlim(*lims)
     ax.set_xlabel(literal(xlabel))
     ax.set_ylabel("")
     ax.grid(True, axis="x", color="0.92")

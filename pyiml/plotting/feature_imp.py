@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from ._common import PT as _PT, discrete_axis, literal
+from ._common import PT as _PT, discrete_axis, inf_at_edges, literal
 
 __all__ = ["plot_feature_imp"]
 
@@ -27,9 +27,13 @@ def plot_feature_imp(results: pd.DataFrame, loss_name: str, sort: bool = True) -
     ax = fig.add_subplot()
     pos = discrete_axis(ax, "y", levels)
     y = np.array([pos[f] for f in feats], dtype=float)
-    ax.hlines(y, res["importance.05"], res["importance.95"], color="darkslategrey", linewidth=1.5 * _PT,
-              zorder=1)
-    ax.scatter(res["importance"], y, s=(3 * _PT) ** 2 / 2, color="black", zorder=2)
+    # an infinite importance (a model error of 0 with compare="ratio" and a custom loss) at the
+    # panel's edge, as ggplot draws it
+    (lo, med, hi), lims = inf_at_edges(res["importance.05"], res["importance"], res["importance.95"])
+    ax.hlines(y, lo, hi, color="darkslategrey", linewidth=1.5 * _PT, zorder=1)
+    ax.scatter(med, y, s=(3 * _PT) ** 2 / 2, color="black", zorder=2)
+    if lims is not None:
+        ax.set_xlim(*lims)
     ax.set_xlabel(literal(f"Feature Importance (loss: {loss_name})"))
     ax.set_ylabel("")
     ax.grid(True, color="0.92")

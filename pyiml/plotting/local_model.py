@@ -54,7 +54,7 @@ def plot_local_model(results: pd.DataFrame, multiclass: bool, actual: Optional[f
         # facet_wrap orders the panels alphabetically, not in the model's output order
         cls = res[".class"].astype(str)
         res[".class"] = pd.Categorical(cls, categories=sorted(set(cls)))
-        return faceted_figure(res, ".class", len(levels), lambda ax, sub: _bars(ax, sub, levels), width=3.6,
+        return faceted_figure(res, ".class", len(levels), lambda ax, sub: _bars(ax, sub, levels, res["effect"]), width=3.6,
                               per_level=0.4)
     fig = Figure(figsize=(6, 1.0 + 0.4 * max(len(levels), 2)))
     ax = fig.add_subplot()
@@ -66,5 +66,5 @@ def plot_local_model(results: pd.DataFrame, multiclass: bool, actual: Optional[f
     return fig
 
 
-def _bars(ax, res: pd.DataFrame, levels: List[str]) -> None:
-    hbars(ax, res["feature.value"], res["effect"].to_numpy(dtype=float), levels, "effect")
+def _bars(ax, res: pd.DataFrame, levels: List[str], scale=None) -> None:
+    hbars(ax, res["feature.value"], res["effect"].to_numpy(dtype=float), levels, "effect", scale=scale)

@@ -24,7 +24,7 @@ def plot_shapley(results: pd.DataFrame, multiclass: bool, y_hat_interest=None, y
     res = results.reset_index(drop=True)
     if multiclass:
         levels = sorted(dict.fromkeys(res["feature.value"].astype(str)))
-        return faceted_figure(res, "class", len(levels), lambda ax, sub: _bars(ax, sub, levels))
+        return faceted_figure(res, "class", len(levels), lambda ax, sub: _bars(ax, sub, levels, res["phi"]))
     levels = sorted_levels(res["feature.value"], res["phi"].to_numpy(), sort)
     fig = Figure(figsize=(6, 0.8 + 0.35 * max(len(levels), 2)))
     ax = fig.add_subplot()
@@ -37,5 +37,5 @@ def plot_shapley(results: pd.DataFrame, multiclass: bool, y_hat_interest=None, y
     return fig
 
 
-def _bars(ax, res: pd.DataFrame, levels: List[str]) -> None:
-    hbars(ax, res["feature.value"], res["phi"].to_numpy(dtype=float), levels, "phi")
+def _bars(ax, res: pd.DataFrame, levels: List[str], scale=None) -> None:
+    hbars(ax, res["feature.value"], res["phi"].to_numpy(dtype=float), levels, "phi", scale=scale)
