@@ -116,9 +116,9 @@ def encode_values(data, feature: str, values) -> np.ndarray:
     if pd.api.types.is_bool_dtype(col.dtype):
         return np.asarray(values, dtype=bool)
     arr = np.asarray(values)
-    if arr.dtype.kind in "OUS" and col.dtype.kind in "fiu":
+    if arr.dtype.kind in "OUST" and col.dtype.kind in "fiu":
         raise ValueError(f"values for the numerical feature {feature!r} must be numbers, got {list(arr[:5])!r}")
-    if arr.dtype.kind in "US":
+    if arr.dtype.kind in "UST":     # (T: numpy 2's StringDType)
         arr = arr.astype(object)
     if isinstance(col.dtype, np.dtype) and col.dtype.kind in "iu" and arr.dtype.kind == "f" and arr.size:
         info = np.iinfo(col.dtype)

@@ -39,7 +39,7 @@ def extension_values(values, dtype, n: int):
         values = np.repeat(np.array([values], dtype=object), n)
     try:
         return pd.array(values, dtype=dtype)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):   # (numpy 2: 300 into Int8 is an OverflowError)
         return pd.array(values)
 
 

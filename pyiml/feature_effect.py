@@ -58,6 +58,17 @@ AGGREGATIONS = ("ale", "pdp", "none")
 
 
 # ---------------------------------------------------------------------------- argument checks
+def _copy_points(x):
+    """A deep copy of ``grid_points``: arrays and pandas objects by their own ``copy`` (numpy 2.2.4
+    crashes deep-copying a ``StringDType`` array, numpy issue #28609), lists and tuples item by
+    item, anything else by ``copy.deepcopy``."""
+    if isinstance(x, (np.ndarray, pd.Series, pd.Index, pd.Categorical)):
+        return x.copy()
+    if isinstance(x, (list, tuple)):
+        return type(x)(_copy_points(v) for v in x)
+    return copy.deepcopy(x)
+
+
 def _check_method(method) -> str:
     if method not in METHODS:
         raise ValueError(f"method must be one of {list(METHODS)}, got {method!r}")
@@ -338,7 +349,7 @@ class FeatureEffect(_LazyResults, InterpretationMethod):
         self._random = None if random_state is None else as_random_source(random_state)
         feats = _check_features(feature, self.sampler.feature_names, self.method)
         self._grid_size_original = _check_grid_size(grid_size, len(feats))
-        self._grid_points = copy.deepcopy(grid_points)   # the caller's list may change later (R copies)
+        self._grid_points = _copy_points(grid_points)   # the caller's list may change later (R copies)
         self._anchor = _check_center_at(center_at)
         self._curve = None
         self._set_feature(feats)

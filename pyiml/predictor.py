@@ -106,6 +106,12 @@ def _label_column(raw):
     return None
 
 
+def _strings_as_objects(arr: np.ndarray) -> np.ndarray:
+    """numpy 2's variable-width strings (``StringDType``, kind ``"T"``) as an object array, the
+    form the label checks read (kind ``"O"``, like ``"U"``/``"S"`` arrays)."""
+    return arr.astype(object) if arr.dtype.kind == "T" else arr
+
+
 def _non_numeric(where: str, bad: List[str]) -> ValueError:
     return ValueError(
         f"the {where} returned non-numeric prediction column(s) {bad}: return numbers "
@@ -202,7 +208,7 @@ def _to_values(raw, vector_name: str, matrix_prefix: str, where: str = "model",
         if not _is_numeric(raw.dtype):
             raise _non_numeric(where, [vector_name])
         return raw.astype(float, copy=False)[:, None], [vector_name]
-    arr = np.asarray(raw)
+    arr = _strings_as_objects(np.asarray(raw))
     if arr.ndim == 0:
         arr = arr.reshape(1)
     if arr.ndim == 1:
@@ -233,7 +239,7 @@ def _to_frame(raw, vector_name: str, matrix_prefix: str) -> pd.DataFrame:
         return _to_frame(_Named(*_to_values(raw, vector_name, matrix_prefix)), vector_name, matrix_prefix)
     if isinstance(raw, _Named):
         return pd.DataFrame(np.array(raw.values, dtype=float), columns=raw.names)
-    arr = np.asarray(raw.to_numpy() if isinstance(raw, pd.Series) else raw)
+    arr = _strings_as_objects(np.asarray(raw.to_numpy() if isinstance(raw, pd.Series) else raw))
     if arr.ndim == 0:
         arr = arr.reshape(1)
     if arr.ndim == 1:
@@ -673,6 +679,7 @@ class Predictor:
             for s in range(0, len(X), bs):
                 raw = _plain_output(self._call(self._features_of(X.iloc[s:s + bs])), where)
                 vals = raw.to_numpy(dtype=object) if isinstance(raw, pd.Series) else np.asarray(raw)
+                vals = _strings_as_objects(vals)
                 if vals.ndim != 1 or vals.dtype.kind not in "OUS" or numbers_in_objects(vals, bools=True):
                     raise ValueError(
                         f"the {where} returned class labels for some rows but not labels for the rows of data: "

@@ -972,3 +972,17 @@ def test_integer_feature_reaches_the_model_as_integers_at_whole_grid_points(dtyp
     seen.clear()
     FeatureEffect(Predictor(data=big, predict_function=f), "k", method="pdp")
     assert set(seen) == {"int64"}
+
+
+@pytest.mark.skipif(getattr(getattr(np, "dtypes", None), "StringDType", None) is None,
+                    reason="numpy < 2 has no StringDType (scripts/test-modern runs this)")
+def test_grid_points_in_a_numpy_stringdtype_array():
+    """grid_points are copied (R copies its arguments) without copy.deepcopy, which crashes on a
+    StringDType array in numpy 2.2.4 (numpy issue #28609)."""
+    d = pd.DataFrame({"g": pd.Categorical(["a", "b", "c"] * 4), "x": np.arange(12.0)})
+    p = Predictor(data=d, predict_function=lambda nd: (nd["g"] == "b") * 2.0 + nd["x"])
+    pts = np.array(["b", "c"], dtype=np.dtypes.StringDType())
+    fe = FeatureEffect(p, "g", method="pdp", grid_points=pts)
+    assert fe.results["g"].astype(str).tolist() == ["b", "c"] and fe.results[".value"].tolist() == [7.5, 5.5]
+    pts[0] = "a"                                          # the caller's array changes later: not ours
+    assert fe.results["g"].astype(str).tolist() == ["b", "c"]

@@ -559,3 +559,34 @@ def test_docstring_lists_every_constructor_argument():
     p = Predictor(data=pd.DataFrame({"a": [1.0, 2.0], "b": [0.0, 1.0]}), predict_function=lambda nd: pd.DataFrame(
         {"lo": 1 - nd["a"], "hi": nd["a"]}), **{"class": "hi"})
     assert p.class_ == ["hi"]
+
+
+# ---------------------------------------------------------------------------- numpy 2 / pandas 2
+def test_nullable_small_integer_feature_takes_a_point_beyond_its_range():
+    """A point of interest outside a nullable Int8 column's range widens the column, as a numpy
+    int8 column does (numpy 2 raises OverflowError inside pandas' cast, which was not caught)."""
+    from pyiml import LocalModel, Shapley, TreeSurrogate
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"o": rng.normal(size=30), "z": pd.array(rng.integers(-100, 100, size=30), dtype="Int8")})
+    xi = pd.DataFrame({"o": [0.5], "z": [300]})
+    for data in (X, X.astype({"z": "int8"})):
+        p = Predictor(data=data, predict_function=lambda nd: nd["o"].to_numpy(float) + nd["z"].to_numpy(float) / 100)
+        sh = Shapley(p, x_interest=xi, sample_size=3, random_state=RRandom(1))
+        assert sh.results["feature.value"].tolist() == ["o=0.5", "z=300"] and sh.y_hat_interest == pytest.approx(3.5)
+        assert LocalModel(p, x_interest=xi, k=1).results.shape[0] == 1
+        assert TreeSurrogate(p, maxdepth=2).predict(xi).shape == (1, 1)
+
+
+_STRINGDTYPE = getattr(getattr(np, "dtypes", None), "StringDType", None)
+
+
+@pytest.mark.skipif(_STRINGDTYPE is None, reason="numpy < 2 has no StringDType (scripts/test-modern runs this)")
+def test_labels_in_a_numpy_stringdtype_array_are_labels():
+    X = pd.DataFrame({"a": np.linspace(0, 1, 9), "b": np.arange(9.0)})
+    labels = lambda nd: np.where(nd["a"] > 0.5, "pos", "neg").astype(_STRINGDTYPE())  # noqa: E731
+    p = Predictor(predict_function=labels, data=X)
+    out = p.predict(X)
+    assert list(out.columns) == ["neg", "pos"] and out["pos"].tolist() == (X["a"] > 0.5).astype(float).tolist()
+    y = np.where(X["a"] > 0.5, "pos", "neg")
+    assert FeatureImp(Predictor(predict_function=labels, data=X, y=y), "ce", random_state=1).original_error == 0.0
