@@ -17,6 +17,7 @@ import pandas as pd
 
 from .data import user_stacklevel
 from .predictor import Predictor
+from ._text import shown
 
 __all__ = ["InterpretationMethod", "check_int", "check_bool", "user_stacklevel", "refuse_result_names"]
 
@@ -156,14 +157,14 @@ def _r_print_method(obj, params: list, head) -> str:
 def check_bool(value, name: str) -> bool:
     """``value`` as a bool; ``TypeError`` naming ``name`` for anything but True/False."""
     if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be True or False, got {value!r}")
+        raise TypeError(f"{name} must be True or False, got {shown(value)}")
     return bool(value)
 
 
 def check_int(value, name: str, minimum: int) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value) \
             or value != int(value) or value < minimum:
-        raise ValueError(f"{name} must be a whole number >= {minimum}, got {value!r}")
+        raise ValueError(f"{name} must be a whole number >= {minimum}, got {shown(value)}")
     return int(value)
 
 

@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from ._design import take_into
+from ._text import shown
 
 __all__ = ["Block", "predict_blocks", "encode_values", "PDPPlan"]
 
@@ -109,7 +110,7 @@ def encode_values(data, feature: str, values) -> np.ndarray:
         if bad.any():
             given = list(pd.Series(values, dtype=object)[bad])[:5]
             raise ValueError(
-                f"values {given!r} are not levels of the categorical feature {feature!r} "
+                f"values {shown(given)} are not levels of the categorical feature {shown(feature)} "
                 f"(levels: {list(col.cat.categories)})"
             )
         return codes
@@ -117,7 +118,7 @@ def encode_values(data, feature: str, values) -> np.ndarray:
         return np.asarray(values, dtype=bool)
     arr = np.asarray(values)
     if arr.dtype.kind in "OUST" and col.dtype.kind in "fiu":
-        raise ValueError(f"values for the numerical feature {feature!r} must be numbers, got {list(arr[:5])!r}")
+        raise ValueError(f"values for the numerical feature {feature!r} must be numbers, got {shown(list(arr[:5]))}")
     if arr.dtype.kind in "UST":     # (T: numpy 2's StringDType)
         arr = arr.astype(object)
     if isinstance(col.dtype, np.dtype) and col.dtype.kind in "iu" and arr.dtype.kind == "f" and arr.size:

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from .random import as_random_source
+from ._text import shown
 
 __all__ = ["Data", "feature_type", "extension_values", "numbers_in_objects", "FEATURE_TYPES", "NUMBER_KINDS"]
 
@@ -115,18 +116,18 @@ def feature_type(column: pd.Series, name: str = "column") -> str:
                else f"df[{name!r}].astype('category')")
         raise TypeError(
             f"column {name!r} has dtype object with values that are not all strings "
-            f"({f'e.g. {other!r} of type {type(other).__name__}' if other is not None else 'no values'}): "
+            f"({f'e.g. {shown(other)} of type {type(other).__name__}' if other is not None else 'no values'}): "
             "pyiml supports numeric, "
-            f"integer, bool, string and categorical features; convert it, e.g. df[{name!r}] = {fix}"
+            f"integer, bool, string and categorical features; convert it, e.g. df[{shown(name)}] = {fix}"
         )
     if pd.api.types.is_datetime64_any_dtype(dt):
-        how = f"e.g. to a number of days with (df[{name!r}] - df[{name!r}].min()).dt.days, or to a category"
+        how = f"e.g. to a number of days with (df[{shown(name)}] - df[{shown(name)}].min()).dt.days, or to a category"
     elif pd.api.types.is_timedelta64_dtype(dt):
-        how = f"e.g. to a number of seconds with df[{name!r}].dt.total_seconds()"
+        how = f"e.g. to a number of seconds with df[{shown(name)}].dt.total_seconds()"
     elif pd.api.types.is_complex_dtype(dt):
-        how = f"e.g. into two numerical features, df[{name!r}].to_numpy().real and .imag"
+        how = f"e.g. into two numerical features, df[{shown(name)}].to_numpy().real and .imag"
     else:
-        how = f"e.g. to a category with df[{name!r}].astype(str).astype('category')"
+        how = f"e.g. to a category with df[{shown(name)}].astype(str).astype('category')"
     raise TypeError(
         f"column {name!r} has unsupported dtype {dt} (iml supports numeric, integer and "
         f"factor/character features): drop it or convert it, {how}"
@@ -186,7 +187,7 @@ class Data:
         bad = [c for c in X.columns if not isinstance(c, str)]
         if bad:
             raise TypeError(
-                f"data column names must be strings, got {bad[:5]!r}: rename them, e.g. "
+                f"data column names must be strings, got {shown(bad[:5])}: rename them, e.g. "
                 "df.columns = [str(c) for c in df.columns]"
             )
         _refuse_duplicated_names(X.columns, "data")
@@ -243,8 +244,11 @@ class Data:
             y_names = [".y"]
         if y_frame is not None:
             y_frame = _numbers_as_numbers(y_frame)
-        features = [c for c in X.columns if c not in y_names]
+        # names as plain str (numpy's np.str_ labels, e.g. columns=list(np.array([...])), would
+        # show as np.str_('a') in results and messages under numpy 2)
+        features = [str(c) for c in X.columns if c not in y_names]
         Xf = X.loc[:, features].reset_index(drop=True)
+        Xf.columns = pd.Index(features, dtype=object)
         allna = [c for c in features if Xf[c].isna().all()]
         if allna:
             raise ValueError(f"feature column(s) {allna!r} contain only missing values: drop them from data")

@@ -48,6 +48,7 @@ from ._parallel import THREAD_MIN_BATCH, check_n_jobs, map_items, min_items
 from ._pdp import PDPPlan, encode_values, predict_blocks
 from .predictor import Predictor
 from .random import as_random_source
+from ._text import shown
 
 __all__ = ["FeatureEffect", "FeatureEffects", "Partial", "METHODS", "AGGREGATIONS"]
 
@@ -71,7 +72,7 @@ def _copy_points(x):
 
 def _check_method(method) -> str:
     if method not in METHODS:
-        raise ValueError(f"method must be one of {list(METHODS)}, got {method!r}")
+        raise ValueError(f"method must be one of {list(METHODS)}, got {shown(method)}")
     return method
 
 
@@ -86,15 +87,15 @@ def _check_features(feature, names: List[str], method: str) -> List[str]:
             f"{feature!r} (pyiml takes names, not iml's 1-based indices)"
         )
     if not 1 <= len(feats) <= 2:
-        raise ValueError(f"feature must name one or two features, got {len(feats)}: {feats!r}")
+        raise ValueError(f"feature must name one or two features, got {len(feats)}: {shown(feats)}")
     for f in feats:
         if not isinstance(f, str):
-            raise TypeError(f"feature must be given by name (str), got {f!r} (pyiml takes names, not indices)")
+            raise TypeError(f"feature must be given by name (str), got {shown(f)} (pyiml takes names, not indices)")
     unknown = [f for f in feats if f not in names]
     if unknown:
-        raise ValueError(f"feature {unknown!r} is not a feature of the predictor's data; features: {names}")
+        raise ValueError(f"feature {shown(unknown)} is not a feature of the predictor's data; features: {names}")
     if len(feats) == 2 and feats[0] == feats[1]:
-        raise ValueError(f"feature: the two features must differ, got {feats!r}")
+        raise ValueError(f"feature: the two features must differ, got {shown(feats)}")
     reserved = _result_columns(method, len(feats))
     refuse_result_names(feats, reserved.__contains__, f"the results of method={method!r}", ", ".join(reserved))
     return feats
@@ -115,9 +116,9 @@ def _as_size(v, name: str):
     """A grid size: a number >= 2 (an int when whole; a fractional size stays as it is and the
     grid has as many points as R's ``seq(length.out = size)``, i.e. the size rounded up)."""
     if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real) or not np.isfinite(v):
-        raise ValueError(f"{name} must be a number >= 2, got {v!r}")
+        raise ValueError(f"{name} must be a number >= 2, got {shown(v)}")
     if v < 2:
-        raise ValueError(f"{name} must be at least 2, got {v!r}")
+        raise ValueError(f"{name} must be at least 2, got {shown(v)}")
     return int(v) if v == int(v) else float(v)
 
 
@@ -141,10 +142,10 @@ def _check_ylim(ylim):
         v is None or (isinstance(v, (numbers.Real, np.number)) and not isinstance(v, (bool, np.bool_)))
         for v in ylim)
     if not ok:
-        raise TypeError(f"ylim must be None or a pair of numbers (lower, upper), got {ylim!r}")
+        raise TypeError(f"ylim must be None or a pair of numbers (lower, upper), got {shown(ylim)}")
     if any(v is not None and np.isinf(v) for v in ylim):
         # ggplot takes an infinite limit and gives an infinite axis range, which draws no data
-        raise ValueError(f"ylim must be finite, got {ylim!r}; use None (or NaN) for a side taken from the data")
+        raise ValueError(f"ylim must be finite, got {shown(ylim)}; use None (or NaN) for a side taken from the data")
     return ylim
 
 
@@ -152,7 +153,7 @@ def _check_center_at(center_at) -> Optional[float]:
     if center_at is None:
         return None
     if isinstance(center_at, bool) or not isinstance(center_at, numbers.Real) or not np.isfinite(center_at):
-        raise ValueError(f"center_at must be a finite number or None, got {center_at!r}")
+        raise ValueError(f"center_at must be a finite number or None, got {shown(center_at)}")
     return center_at
 
 
@@ -191,12 +192,13 @@ def _is_sequence(v) -> bool:
 
 def _check_points(points, what: str) -> list:
     if not _is_sequence(points):
-        raise TypeError(f"{what} must be a sequence of grid values, got {points!r}")
+        raise TypeError(f"{what} must be a sequence of grid values, got {shown(points)}")
     arr = list(points.tolist() if hasattr(points, "tolist") else points)
     if len(arr) == 0:
         raise ValueError(f"{what} must not be empty")
     if any(_is_sequence(v) for v in arr):
-        raise ValueError(f"{what} must be a flat sequence of grid values (two features: a pair of them), got {points!r}")
+        raise ValueError(f"{what} must be a flat sequence of grid values (two features: a pair of them), "
+                         f"got {shown(points)}")
     return arr
 
 
@@ -384,7 +386,7 @@ class FeatureEffect(_LazyResults, InterpretationMethod):
             if n_distinct < 2:
                 if self.feature_type[j] != "categorical" and col.nunique(dropna=True) > 1:
                     raise ValueError(
-                        f"feature {f!r} has values that differ only beyond double precision (e.g. integers above "
+                        f"feature {shown(f)} has values that differ only beyond double precision (e.g. integers above "
                         "2**53): grids and intervals are computed in doubles, as in iml, where they are all one "
                         "value; subtract an offset (e.g. the minimum) from the column first"
                     )
@@ -415,7 +417,7 @@ class FeatureEffect(_LazyResults, InterpretationMethod):
             lo, hi = float(x.min()), float(x.max())
             if not lo <= self._anchor <= hi:
                 raise ValueError(
-                    f"center_at={self._anchor!r} is outside the range [{lo:g}, {hi:g}] of feature "
+                    f"center_at={shown(self._anchor)} is outside the range [{lo:g}, {hi:g}] of feature "
                     f"{self.feature_name[0]!r}: centre at a value the data covers"
                 )
         self._normalise_grid_points()
@@ -436,7 +438,7 @@ class FeatureEffect(_LazyResults, InterpretationMethod):
             if (not isinstance(gp, (list, tuple)) or len(gp) != 2
                     or any(g is not None and not _is_sequence(g) for g in gp)):
                 raise ValueError("grid_points for two features must be a pair (one sequence or None per feature), "
-                                 f"got {gp!r}")
+                                 f"got {shown(gp)}")
             pts = [None if g is None else _check_points(g, f"grid_points[{j}]") for j, g in enumerate(gp)]
         for j, (f, t) in enumerate(zip(self.feature_name, self.feature_type)):
             if pts[j] is None:
@@ -454,7 +456,8 @@ class FeatureEffect(_LazyResults, InterpretationMethod):
             else:
                 arr = np.asarray(pts[j])
                 if arr.dtype.kind not in "iuf" or not np.isfinite(arr.astype(float)).all():
-                    raise ValueError(f"grid_points for the numerical feature {f!r} must be finite numbers, got {pts[j]!r}")
+                    raise ValueError(f"grid_points for the numerical feature {f!r} must be finite numbers, "
+                                     f"got {shown(pts[j])}")
                 if self.method == "ale" and np.unique(arr).size < 2:
                     raise ValueError(f"grid_points for feature {f!r} need at least two distinct values for ALE")
                 if arr.dtype.kind in "iu" and pd.api.types.is_float_dtype(self.sampler.X[f].dtype):
@@ -673,8 +676,8 @@ class FeatureEffect(_LazyResults, InterpretationMethod):
             else:
                 vv = np.atleast_1d(np.asarray(v, dtype=float))
         except (TypeError, ValueError):
-            raise TypeError(f"data: the values of the numerical feature {f!r} must be numbers, got "
-                            f"{list(np.atleast_1d(np.asarray(v, dtype=object)))[:3]!r}") from None
+            raise TypeError(f"data: the values of the numerical feature {shown(f)} must be numbers, got "
+                            f"{shown(list(np.atleast_1d(np.asarray(v, dtype=object)))[:3])}") from None
         out = r_approx(curve[1], curve[2], vv)
         if not extrapolate:
             grid = curve[1]
@@ -787,7 +790,7 @@ class Partial(FeatureEffect):
                  ice: bool = True, center_at: Optional[float] = None, grid_size: Union[int, Sequence[int]] = 20,
                  random_state=None):
         if aggregation not in AGGREGATIONS:
-            raise ValueError(f"aggregation must be one of {list(AGGREGATIONS)}, got {aggregation!r}")
+            raise ValueError(f"aggregation must be one of {list(AGGREGATIONS)}, got {shown(aggregation)}")
         ice = check_bool(ice, "ice")
         if _is_sequence(feature) and len(feature) == 2:
             ice = False
@@ -875,7 +878,7 @@ class FeatureEffects(_LazyResults, InterpretationMethod):
                 features = [features]
             feats = list(features)
             if not all(isinstance(f, str) for f in feats):
-                raise TypeError(f"features must be feature names (str), got {feats!r} (pyiml takes names, not "
+                raise TypeError(f"features must be feature names (str), got {shown(feats)} (pyiml takes names, not "
                                 "iml's 1-based indices)")
             unknown = [f for f in feats if f not in names]
             if unknown:
@@ -884,7 +887,7 @@ class FeatureEffects(_LazyResults, InterpretationMethod):
                 raise ValueError("features must name at least one feature")
         sizes = _check_grid_size(grid_size, None)
         if len(sizes) > 1:
-            raise ValueError(f"grid_size must be a single number for FeatureEffects, got {grid_size!r}")
+            raise ValueError(f"grid_size must be a single number for FeatureEffects, got {shown(grid_size)}")
         self.features = feats
         self.method = _check_method(method)
         self.center_at = _check_center_at(center_at)

@@ -25,6 +25,7 @@ from ._algorithms.rstats import r_median_rows, r_quantile7_rows
 from .losses import FAST_ROWS, LABEL_LOSSES, comparable_labels, get_loss
 from .predictor import Predictor
 from .random import as_random_source
+from ._text import shown
 
 __all__ = ["FeatureImp"]
 
@@ -129,11 +130,11 @@ class FeatureImp(InterpretationMethod):
                  n_repetitions: int = 5, features=None, *, on: On = "label", random_state=None, n_jobs: int = 1,
                  progress: bool = False):
         if compare not in ("ratio", "difference"):
-            raise ValueError(f"compare must be 'ratio' or 'difference', got {compare!r}")
+            raise ValueError(f"compare must be 'ratio' or 'difference', got {shown(compare)}")
         n_repetitions = check_int(n_repetitions, "n_repetitions", 1)
         loss_fn, loss_name = get_loss(loss)
         if on not in ("label", "prob"):
-            raise ValueError(f"on must be 'label' (iml: losses on predicted labels) or 'prob', got {on!r}")
+            raise ValueError(f"on must be 'label' (iml: losses on predicted labels) or 'prob', got {shown(on)}")
         if isinstance(predictor, Predictor) and predictor.data.y is None:
             raise ValueError(
                 "Please call Predictor() with the y target vector: FeatureImp needs the true values, e.g. "
@@ -337,20 +338,21 @@ class FeatureImp(InterpretationMethod):
             groups = {}
             for k, v in features.items():
                 if not isinstance(k, str):
-                    raise TypeError(f"features: group names must be strings, got {k!r}")
+                    raise TypeError(f"features: group names must be strings, got {shown(k)}")
                 cols = [v] if isinstance(v, str) else list(v)
                 if not cols or not all(isinstance(c, str) for c in cols):
-                    raise ValueError(f"features: group {k!r} must be a non-empty list of column names, got {v!r}")
+                    raise ValueError(f"features: group {k!r} must be a non-empty list of column names, got {shown(v)}")
                 groups[k] = cols
         elif isinstance(features, (list, tuple, pd.Index, np.ndarray)):
             feats = list(features)
             if not all(isinstance(f, str) for f in feats):
                 raise TypeError(
-                    f"features must be feature names (str) or a dict of groups {{name: [columns]}}, got {feats!r}"
+                    f"features must be feature names (str) or a dict of groups {{name: [columns]}}, got {shown(feats)}"
                 )
             if len(set(feats)) != len(feats):
                 dup = sorted({str(f) for f in feats if feats.count(f) > 1})
-                raise ValueError(f"features contains duplicated names {dup}: give each feature once (got {feats!r})")
+                raise ValueError(f"features contains duplicated names {dup}: give each feature once "
+                                 f"(got {shown(feats)})")
             groups = {f: [f] for f in feats}
         else:
             raise TypeError(
@@ -363,7 +365,7 @@ class FeatureImp(InterpretationMethod):
         if unknown:
             where = [k for k, cols in groups.items() if any(c in unknown for c in cols)]
             raise ValueError(
-                f"features: unknown column(s) {unknown} (in {where}); the features are {names}"
+                f"features: unknown column(s) {shown(unknown)} (in {shown(where)}); the features are {names}"
             )
         return groups
 

@@ -19,6 +19,7 @@ from ._design import gather_design
 from ._parallel import check_n_jobs, map_items, split_chunks
 from .predictor import Predictor
 from .random import as_random_source
+from ._text import shown
 
 __all__ = ["Interaction"]
 
@@ -143,9 +144,9 @@ class Interaction(InterpretationMethod):
         names = predictor.data.feature_names
         feature = self._check_feature(feature, names)
         if isinstance(grid_size, bool) or not isinstance(grid_size, numbers.Real) or not np.isfinite(grid_size):
-            raise TypeError(f"grid_size must be a number >= 2, got {grid_size!r}")
+            raise TypeError(f"grid_size must be a number >= 2, got {shown(grid_size)}")
         if grid_size < 2:
-            raise ValueError(f"grid_size must be >= 2 (iml: Element 1 is not >= 2), got {grid_size!r}")
+            raise ValueError(f"grid_size must be >= 2 (iml: Element 1 is not >= 2), got {shown(grid_size)}")
         super().__init__(predictor)
         self.feature = feature
         self.grid_size = min(grid_size, self.sampler.n_rows)
@@ -172,10 +173,10 @@ class Interaction(InterpretationMethod):
             raise TypeError(f"feature must be a feature name, got the number {feature}{hint}")
         if not isinstance(feature, str):
             raise TypeError(
-                f"feature must be one feature name (its two-way interactions) or None (overall), got {feature!r}"
+                f"feature must be one feature name (its two-way interactions) or None (overall), got {shown(feature)}"
             )
         if feature not in names:
-            raise ValueError(f"feature={feature!r} is not a feature; the features are {names}")
+            raise ValueError(f"feature={shown(feature)} is not a feature; the features are {names}")
         return feature
 
     # ------------------------------------------------------------------ run

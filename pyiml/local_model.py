@@ -22,6 +22,7 @@ from ._algorithms.rstats import r_exp
 from ._base import InterpretationMethod, user_stacklevel
 from .predictor import Predictor
 from .shapley import _feature_values, check_x_interest
+from ._text import shown
 
 __all__ = ["LocalModel", "DIST_FUNS"]
 
@@ -32,7 +33,7 @@ DIST_FUNS = ("gower", "euclidean", "maximum", "manhattan", "canberra", "binary",
 def _check_number(value, name: str, positive: bool = True) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value) \
             or (positive and value <= 0):
-        raise ValueError(f"{name} must be a finite number{' > 0' if positive else ''}, got {value!r}")
+        raise ValueError(f"{name} must be a finite number{' > 0' if positive else ''}, got {shown(value)}")
     return float(value)
 
 
@@ -174,11 +175,11 @@ class LocalModel(InterpretationMethod):
         p = predictor.data.n_features
         if isinstance(k, bool) or not isinstance(k, numbers.Real) or not np.isfinite(k) or k != int(k) \
                 or not 1 <= k <= p:
-            raise ValueError(f"k must be a whole number between 1 and {p} (the number of features), got {k!r}")
+            raise ValueError(f"k must be a whole number between 1 and {p} (the number of features), got {shown(k)}")
         if x_interest is not None and not isinstance(x_interest, (pd.DataFrame, pd.Series)):
             raise TypeError(f"x_interest must be a pandas DataFrame with one row, not {type(x_interest).__name__}")
         if not isinstance(dist_fun, str) or dist_fun not in DIST_FUNS:
-            raise ValueError(f"dist_fun must be one of {list(DIST_FUNS)}, got {dist_fun!r}")
+            raise ValueError(f"dist_fun must be one of {list(DIST_FUNS)}, got {shown(dist_fun)}")
         if dist_fun == "gower":
             gower_power = _check_number(gower_power, "gower_power")
         elif kernel_width is None:

@@ -16,6 +16,7 @@ import pandas as pd
 
 from ._algorithms.rformat import r_make_names
 from .data import Data, numbers_in_objects
+from ._text import shown
 
 __all__ = ["Predictor", "prediction_function"]
 
@@ -277,7 +278,7 @@ def _check_class(class_) -> Optional[List[str]]:
             isinstance(c, (str, int, np.integer)) for c in class_):
         class_ = [str(c) for c in class_]
     else:
-        raise TypeError(f"class_ must be a class label (str) or a list of them, got {class_!r}")
+        raise TypeError(f"class_ must be a class label (str) or a list of them, got {shown(class_)}")
     dup = sorted({c for c in class_ if class_.count(c) > 1})
     if dup:
         raise ValueError(f"class_ lists {dup} more than once: give each class once")
@@ -302,7 +303,7 @@ def _check_batch_size(value, name: str = "batch_size") -> int:
         v = float(value)
         if not np.isfinite(v) or not v.is_integer():
             raise ValueError(f"{name} must be a number >= 1 (a whole number of rows per model call, e.g. 1000), "
-                             f"got {value!r}")
+                             f"got {shown(value)}")
         rows = int(v)
     if rows < 1:
         raise ValueError(f"{name} must be a number >= 1 (a whole number of rows per model call, e.g. 1000), got "
@@ -511,7 +512,7 @@ class Predictor:
         if data is None:
             raise ValueError("Can't extract data from model, please provide via data=")
         if type is not None and not isinstance(type, str):
-            raise TypeError(f"type must be a string such as 'prob' or 'class', got {type!r}")
+            raise TypeError(f"type must be a string such as 'prob' or 'class', got {shown(type)}")
         if y is None and hasattr(model, "_pyiml_predict") and isinstance(data, pd.DataFrame):
             target = getattr(model, "target", None)  # an R model's formula response (iml's find_y)
             if isinstance(target, str) and target in data.columns:

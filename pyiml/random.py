@@ -26,6 +26,8 @@ from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from ._text import shown
+
 __all__ = [
     "RandomSource",
     "NumpySource",
@@ -93,7 +95,7 @@ def _is_int(value) -> bool:
 
 def _count(value, name: str, what: str = "a non-negative integer") -> int:
     if not _is_int(value):
-        raise TypeError(f"`{name}` must be {what}, got {value!r} of type {type(value).__name__}")
+        raise TypeError(f"`{name}` must be {what}, got {shown(value)} of type {type(value).__name__}")
     value = int(value)
     if value < 0:
         raise ValueError(f"`{name}` must be {what}, got {value}")
@@ -104,7 +106,7 @@ def _check_choice(n, k, replace, n_name="n", k_name="k") -> Tuple[int, int]:
     n = _count(n, n_name)
     k = _count(k, k_name, "a non-negative integer (the sample size)")
     if not isinstance(replace, (bool, np.bool_)):
-        raise TypeError(f"`replace` must be True or False, got {replace!r}")
+        raise TypeError(f"`replace` must be True or False, got {shown(replace)}")
     if k > 0 and n == 0:
         raise ValueError(f"`{n_name}` must be >= 1 to draw a sample of size `{k_name}`={k}, got {n_name}=0")
     if not replace and k > n:
@@ -120,8 +122,8 @@ def _check_seed(seed, name: str = "seed", optional: bool = False) -> Optional[in
     if seed is None and optional:
         return None
     if not _is_int(seed):
-        raise TypeError(f"{name} must be an int (R: set.seed({name})){' or None' if optional else ''}, got {seed!r} "
-                        f"of type {type(seed).__name__}")
+        raise TypeError(f"{name} must be an int (R: set.seed({name})){' or None' if optional else ''}, "
+                        f"got {shown(seed)} of type {type(seed).__name__}")
     seed = int(seed)
     if not _SEED_MIN <= seed <= _SEED_MAX:
         raise ValueError(f"{name} must be an integer in [{_SEED_MIN}, {_SEED_MAX}] (as R's set.seed, which takes a "
@@ -390,7 +392,7 @@ def as_random_source(random_state) -> RandomSource:
         return NumpySource(np.random.default_rng(random_state))
     raise TypeError("`random_state` must be None, a non-negative int, a numpy.random.Generator, "
                     "a numpy.random.RandomState, a numpy BitGenerator/SeedSequence, or a pyiml RandomSource "
-                    f"such as pyiml.RRandom(seed); got {random_state!r} of type {type(random_state).__name__}")
+                    f"such as pyiml.RRandom(seed); got {shown(random_state)} of type {type(random_state).__name__}")
 
 
 # --------------------------------------------------------------------------------------------
@@ -475,7 +477,7 @@ def _seed_vector_to_lecuyer(seed) -> Tuple[int, ...]:
     if vec.shape != (7,) or not np.issubdtype(vec.dtype, np.number) or not np.all(np.isfinite(vec)) \
             or not np.all(vec == np.round(vec)) or int(vec[0]) % 100 != 7:
         raise ValueError("`seed` must be a L'Ecuyer-CMRG .Random.seed: 7 integers whose first is ..07 (e.g. 10407), "
-                         f"got {seed!r}")
+                         f"got {shown(seed)}")
     return tuple(_as_uint32_list(vec[1:].astype(np.int64)))
 
 
@@ -1160,7 +1162,7 @@ class RRandom(RandomSource):
         if vec.ndim != 1 or vec.shape[0] < 1 or not np.issubdtype(vec.dtype, np.integer) and not (
                 np.issubdtype(vec.dtype, np.floating) and np.all(np.isfinite(vec)) and np.all(vec == np.round(vec))):
             raise ValueError("`random_seed` must be a 1-d vector of integers like R's .Random.seed, "
-                             f"got {random_seed!r}")
+                             f"got {shown(random_seed)}")
         vec = vec.astype(np.int64)
         head = int(vec[0])
         if head % 100 not in (3, 7) or (head // 100) % 100 != 4 or head // 10000 != 1:
@@ -1230,7 +1232,7 @@ class RRandom(RandomSource):
     @staticmethod
     def _check_kind(kind) -> str:
         if kind not in _KIND_CODES:
-            raise ValueError(f"`kind` must be one of {list(_KIND_CODES)}, got {kind!r}")
+            raise ValueError(f"`kind` must be one of {list(_KIND_CODES)}, got {shown(kind)}")
         return kind
 
     @staticmethod
@@ -1283,7 +1285,7 @@ class RRandom(RandomSource):
         n = _count(n, "n")
         lo, hi = float(min), float(max)
         if not (math.isfinite(lo) and math.isfinite(hi)) or hi < lo:
-            raise ValueError(f"`min` and `max` must be finite with min <= max, got min={min!r}, max={max!r}")
+            raise ValueError(f"`min` and `max` must be finite with min <= max, got min={shown(min)}, max={shown(max)}")
         if n == 0:
             return np.empty(0)
         if lo == hi:
@@ -1316,7 +1318,7 @@ class RRandom(RandomSource):
         n = _count(n, "n")
         mu, sigma = float(mean), float(sd)
         if math.isnan(mu) or not math.isfinite(sigma) or sigma < 0:
-            raise ValueError(f"`sd` must be finite and >= 0 and `mean` not NaN, got mean={mean!r}, sd={sd!r}")
+            raise ValueError(f"`sd` must be finite and >= 0 and `mean` not NaN, got mean={shown(mean)}, sd={shown(sd)}")
         if n == 0:
             return np.empty(0)
         if sigma == 0.0 or not math.isfinite(mu):
@@ -1393,7 +1395,7 @@ class RRandom(RandomSource):
             container's kind (numpy array for arrays, ``.iloc`` selection for pandas, else a list).
         """
         if not isinstance(replace, (bool, np.bool_)):
-            raise TypeError(f"`replace` must be True or False, got {replace!r}")
+            raise TypeError(f"`replace` must be True or False, got {shown(replace)}")
         if isinstance(x, (numbers.Real, np.number)) and not isinstance(x, (bool, np.bool_)) \
                 and math.isfinite(float(x)) and float(x) >= 1:
             dn = float(x)

@@ -18,6 +18,7 @@ from ._parallel import check_n_jobs, map_items, split_chunks
 from .data import extension_values
 from .predictor import Predictor
 from .random import as_random_source
+from ._text import shown
 
 __all__ = ["Shapley"]
 
@@ -156,14 +157,14 @@ def check_x_interest(data, x_interest, argument: str = "x_interest", allow_missi
         else:
             if not (pd.api.types.is_numeric_dtype(dt) or dt == object) or pd.api.types.is_bool_dtype(dt) or (
                     dt == object and any(isinstance(a, (str, bytes, bool, np.bool_)) for a in v.tolist())):
-                raise TypeError(f"{argument}: column {c!r} must be numeric like the data, got dtype {dt} "
-                                f"with values {v.tolist()[:3]!r}: pass numbers, e.g. x[{c!r}].astype(float)")
+                raise TypeError(f"{argument}: column {shown(c)} must be numeric like the data, got dtype {dt} "
+                                f"with values {shown(v.tolist()[:3])}: pass numbers, e.g. x[{shown(c)}].astype(float)")
             try:
                 num = pd.to_numeric(v).to_numpy(dtype=float, na_value=np.nan)
             except (TypeError, ValueError):
                 raise TypeError(f"{argument}: column {c!r} must be numeric like the data") from None
             if kind == "integer" and not np.all(num[~miss] == np.round(num[~miss])):
-                raise ValueError(f"{argument}: column {c!r} is an integer feature but got non-integer values")
+                raise ValueError(f"{argument}: column {shown(c)} is an integer feature but got non-integer values")
             if isinstance(src_dt, pd.api.extensions.ExtensionDtype):  # Int64, Float64: pd.NA if missing
                 out[c] = extension_values(np.where(miss, None, num).astype(object), src_dt, len(num))
             elif kind == "integer":
@@ -470,9 +471,9 @@ class Shapley(InterpretationMethod):
         y_int, y_avg = self.y_hat_interest, self.y_hat_average
         n_points = len(self.x_interest)
         if id is not None and (isinstance(id, (bool, np.bool_)) or not isinstance(id, (int, np.integer))):
-            raise TypeError(f"id must be a whole number between 1 and {n_points} (the row's .id), got {id!r}")
+            raise TypeError(f"id must be a whole number between 1 and {n_points} (the row's .id), got {shown(id)}")
         if id is not None and not 1 <= id <= n_points:
-            raise ValueError(f"id must be between 1 and {n_points} (the row's .id, 1-based), got {id!r}")
+            raise ValueError(f"id must be between 1 and {n_points} (the row's .id, 1-based), got {shown(id)}")
         if ".id" in res.columns:
             i = 1 if id is None else int(id)
             res = res[res[".id"] == i].drop(columns=".id").reset_index(drop=True)

@@ -21,6 +21,7 @@ from ._algorithms.rstats import r_var
 from ._base import InterpretationMethod, refuse_result_names
 from .predictor import Predictor
 from .shapley import check_x_interest
+from ._text import shown
 
 __all__ = ["TreeSurrogate", "ENGINES"]
 
@@ -40,7 +41,7 @@ def _normalise_tree_args(tree_args, engine: str) -> dict:
     out = {}
     for key, value in tree_args.items():
         if not isinstance(key, str):
-            raise TypeError(f"tree_args keys must be option names (str), got {key!r}")
+            raise TypeError(f"tree_args keys must be option names (str), got {shown(key)}")
         name = key.replace(".", "_")
         if engine == "ctree":
             name = "mia" if name == "MIA" else name
@@ -264,9 +265,9 @@ class TreeSurrogate(InterpretationMethod):
                  engine: str = "ctree"):
         if isinstance(maxdepth, bool) or not isinstance(maxdepth, numbers.Real) or math.isnan(maxdepth) \
                 or maxdepth < 1 or (not math.isinf(maxdepth) and maxdepth != int(maxdepth)):
-            raise ValueError(f"maxdepth must be a whole number >= 1 (or math.inf), got {maxdepth!r}")
+            raise ValueError(f"maxdepth must be a whole number >= 1 (or math.inf), got {shown(maxdepth)}")
         if engine not in ENGINES:
-            raise ValueError(f"engine must be one of {list(ENGINES)}, got {engine!r}")
+            raise ValueError(f"engine must be one of {list(ENGINES)}, got {shown(engine)}")
         args = _normalise_tree_args(tree_args, engine)
         super().__init__(predictor)
         refuse_result_names(self.sampler.feature_names, lambda f: f in (".node", ".path") or f.startswith(".y.hat"),
@@ -335,7 +336,7 @@ class TreeSurrogate(InterpretationMethod):
             One output: a column ``.y.hat`` (the leaf means).
         """
         if type not in ("prob", "class"):
-            raise ValueError(f"type must be 'prob' or 'class', got {type!r}")
+            raise ValueError(f"type must be 'prob' or 'class', got {shown(type)}")
         nd = self._newdata(newdata)
         T = self._fit.predict(nd)
         outputs = self._tree_outputs()
@@ -404,7 +405,7 @@ class TreeSurrogate(InterpretationMethod):
             the number of rows and the mean prediction(s).
         """
         if kind not in ("leaves", "tree"):
-            raise ValueError(f"kind must be 'leaves' or 'tree', got {kind!r}")
+            raise ValueError(f"kind must be 'leaves' or 'tree', got {shown(kind)}")
         return super().plot(kind=kind)
 
     def _plot(self, kind: str = "leaves"):

@@ -584,3 +584,26 @@ def test_predict_batched_batch_size_is_checked(bs, exc):
     out = p.predict_batched(N, lambda s, e: calls.append(e - s) or d.iloc[s:e], batch_size=7)
     assert out.shape == (N, 1) and max(calls) == 7
     assert p.predict_batched(N, lambda s, e: d.iloc[s:e], batch_size=None).shape == (N, 1)
+
+
+def test_messages_show_numpy_scalars_as_numbers():
+    """Arguments computed with numpy (center_at=X['a'].max() + 1, np.int64 sizes, np.str_ names)
+    are written as Python writes them: numpy 2's reprs (np.float64(2.74), np.str_('zz')) were in
+    the messages."""
+    import re
+
+    from pyiml import FeatureEffect, FeatureImp, Predictor, Shapley
+
+    X = pd.DataFrame({"a": [0.0, 1.0, 2.0, 3.0], "b": [1.0, 0.0, 1.0, 0.0]})
+    p = Predictor(data=X.assign(y=[0.0, 1.0, 1.0, 2.0]), y="y", predict_function=lambda d: d["a"] + d["b"])
+    cases = [(lambda: FeatureEffect(p, "a", method="pdp", center_at=np.float64(7.5)), "center_at=7.5 is outside"),
+             (lambda: FeatureEffect(p, "a", grid_size=np.int64(1)), "got 1"),
+             (lambda: FeatureEffect(p, [np.str_("zz")]), "feature ['zz'] is not a feature"),
+             (lambda: FeatureImp(p, "mae", features=[np.str_("zz")]), "unknown column(s) ['zz']"),
+             (lambda: FeatureImp(p, "mae", n_repetitions=np.int64(0)), "got 0"),
+             (lambda: FeatureEffect(p, "a").plot(ylim=(np.float64(0), np.float64(np.inf))), "got (0.0, inf)"),
+             (lambda: Shapley(p, X.iloc[[0]], sample_size=np.int64(0)), "got 0")]
+    for call, text in cases:
+        with pytest.raises((ValueError, TypeError)) as err:
+            call()
+        assert text in str(err.value) and not re.search(r"np\.\w+\(", str(err.value)), str(err.value)

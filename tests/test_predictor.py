@@ -590,3 +590,15 @@ def test_labels_in_a_numpy_stringdtype_array_are_labels():
     assert list(out.columns) == ["neg", "pos"] and out["pos"].tolist() == (X["a"] > 0.5).astype(float).tolist()
     y = np.where(X["a"] > 0.5, "pos", "neg")
     assert FeatureImp(Predictor(predict_function=labels, data=X, y=y), "ce", random_state=1).original_error == 0.0
+
+
+def test_numpy_string_column_labels_become_plain_names():
+    """columns=list(np.array([...])) gives np.str_ labels: the features are plain str names (numpy 2
+    writes np.str_('a') in results and messages); the caller's frame keeps its labels."""
+    X = pd.DataFrame(np.arange(12.0).reshape(6, 2), columns=list(np.array(["a", "b"])))
+    p = Predictor(data=X, predict_function=lambda d: d["a"] - d["b"])
+    assert [type(c) for c in p.data.feature_names] == [str, str]
+    assert [type(c) for c in p.data.X.columns] == [str, str]
+    assert [type(c) for c in FeatureImp(Predictor(data=X.assign(y=1.0), y="y", predict_function=lambda d: d["a"]),
+                                        "mae", random_state=1).results["feature"]] == [str, str]
+    assert [type(c) for c in X.columns] == [np.str_, np.str_]
