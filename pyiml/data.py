@@ -244,10 +244,11 @@ class Data:
             y_names = [".y"]
         if y_frame is not None:
             y_frame = _numbers_as_numbers(y_frame)
-        # names as plain str (numpy's np.str_ labels, e.g. columns=list(np.array([...])), would
-        # show as np.str_('a') in results and messages under numpy 2)
-        features = [str(c) for c in X.columns if c not in y_names]
-        Xf = X.loc[:, features].reset_index(drop=True)
+        labels = [c for c in X.columns if c not in y_names]
+        Xf = X.loc[:, labels].reset_index(drop=True)
+        # numpy's np.str_ labels (columns=list(np.array([...]))) as plain str names: numpy 2 would
+        # write np.str_('a') in results and messages
+        features = [str(c) if isinstance(c, np.str_) else c for c in labels]
         Xf.columns = pd.Index(features, dtype=object)
         allna = [c for c in features if Xf[c].isna().all()]
         if allna:

@@ -220,6 +220,11 @@ def test_print_of_numbers_and_frames_is_rs(r):
         want = "\n".join(r.r_eval("d[] <- lapply(d, function(x) { if (is.double(x)) x[is.nan(x)] <- NA; x }); "
                                   "capture.output(print(d))", d=convert.py2r(df)))
         assert r_print_frame(df) == want, (df, want)
+    # getOption("max.print"): the first max %/% ncol rows, then how many were omitted
+    df = pd.DataFrame({"a": np.arange(30) * 1.5, "b": np.arange(30)}, index=range(1, 31))
+    want = "\n".join(r.r_eval("options(max.print = 25); o <- capture.output(print(d)); options(max.print = 99999); o",
+                              d=convert.py2r(df)))
+    assert r_print_frame(df, max_print=25) == want and want.endswith("-- omitted 18 rows ]")
 
 
 @pytest.mark.r

@@ -145,18 +145,24 @@ def _print_names(names: List[str], width: int) -> str:
     return "\n".join(lines)
 
 
-def r_print_frame(df: pd.DataFrame, width: int = 80, digits: int = 7) -> str:
+def r_print_frame(df: pd.DataFrame, width: int = 80, digits: int = 7, max_print: int = 99999) -> str:
     """The text of R's ``print(df)`` for a data frame (no final newline).
 
     The row labels are ``df``'s index as strings (pyiml keeps pandas' 0-based index); the
     columns are formatted as R formats them (see the module's description) and cut into blocks
-    of at most ``width`` characters a line, as R prints a wide data frame.
+    of at most ``width`` characters a line, as R prints a wide data frame. As R, at most
+    ``max_print`` (``getOption("max.print")``) values: the first ``max_print // ncol`` rows,
+    then a line saying how many were omitted.
     """
     names = [str(c) for c in df.columns]
     if not names:
         return f"data frame with 0 columns and {len(df)} row{'s' if len(df) != 1 else ''}"
     if len(df) == 0:
         return _print_names(names, width) + "\n<0 rows> (or 0-length row.names)"
+    shown_rows = max_print // len(names)
+    if shown_rows < len(df):
+        return (r_print_frame(df.iloc[:shown_rows], width, digits, max_print)
+                + f"\n [ reached 'max' / getOption(\"max.print\") -- omitted {len(df) - shown_rows} rows ]")
     rows = [str(i) for i in df.index]
     rlabw = max(len(r) for r in rows)
     cols = [_column_strings(df.iloc[:, j], digits) for j in range(len(names))]
