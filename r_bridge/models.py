@@ -65,7 +65,36 @@ _R_PREDICT = r"""function(model, newdata, type, pf) {
   set.seed(0L)
   fixed <- seed()
   hidden <- FALSE
-  if (is.null(pf)) {
+  if (is.null(pf) && inherits(model, c("WrappedModel", "Learner", "train"))) {
+    # iml's create_predict_fun2 methods for mlr, mlr3 and caret models (their task from the model,
+    # as inferTaskFromModel finds it)
+    if (inherits(model, "WrappedModel")) {
+      task <- model$task.desc$type
+      pred <- stats::predict(model, newdata = newdata)
+      out <- if (identical(task, "regr")) data.frame(.prediction = mlr::getPredictionResponse(pred))
+        else if (identical(task, "classif") && model$learner$predict.type == "response")
+          factor_to_dataframe(mlr::getPredictionResponse(pred))
+        else if (identical(task, "classif"))
+          data.frame(mlr::getPredictionProbabilities(pred, cl = model$task.desc$class.levels), check.names = FALSE)
+        else stop(sprintf("mlr task type <%s> not supported", task))
+    } else if (inherits(model, "Learner")) {
+      task <- model$task_type
+      out <- if (identical(task, "regr")) data.frame(.prediction = stats::predict(model, newdata = newdata))
+        else if (identical(task, "classif") && model$predict_type == "response")
+          factor_to_dataframe(stats::predict(model, newdata = newdata))
+        else if (identical(task, "classif"))
+          data.frame(stats::predict(model, newdata = newdata, predict_type = "prob"), check.names = FALSE)
+        else stop(sprintf("mlr task type <%s> not supported", task))
+    } else {
+      pred <- if (is.null(type)) stats::predict(model, newdata = newdata)
+        else stats::predict(model, newdata = newdata, type = type)
+      out <- if (identical(model$modelType, "Regression")) data.frame(.prediction = pred, check.names = FALSE)
+        else if (identical(model$modelType, "Classification")) {
+          if (is_label(pred)) factor_to_dataframe(if (inherits(pred, c("data.frame", "matrix"))) pred[, 1] else pred)
+          else data.frame(pred, check.names = FALSE)
+        } else stop(sprintf("caret model type %s not supported.", model$modelType))
+    }
+  } else if (is.null(pf)) {
     pred <- if (is.null(type)) stats::predict(model, newdata) else stats::predict(model, newdata, type = type)
     if (inherits(model, "randomForest") && identical(model$type, "classification") && is.factor(pred)) {
       # labels: ties of the (cutoff-weighted) votes were broken at random
@@ -89,11 +118,19 @@ _R_PREDICT = r"""function(model, newdata, type, pf) {
   list(out, hidden || !identical(fixed, seed()))
 }"""
 
+# Whether the model is an mlr or mlr3 classifier that predicts labels (iml: "Output seems to be class").
+_R_LABEL_LEARNER = """function(model) {
+  if (inherits(model, "WrappedModel")) identical(model$task.desc$type, "classif") && model$learner$predict.type != "prob"
+  else if (inherits(model, "Learner")) identical(model$task_type, "classif") && model$predict_type != "prob"
+  else FALSE
+}"""
+
 # The target named by the model's formula, as iml's find_y finds it for S3 models: the
 # variables of the formula's left-hand side (character(0) when the model has no two-sided
 # formula). Formula (an iml dependency) splits the left-hand side as iml does; without it the
 # top-level "+" terms are taken.
 _R_FIND_Y = """function(model) {
+  if (inherits(model, "WrappedModel")) return(as.character(model$task.desc$target))   # mlr's task
   f <- tryCatch(stats::formula(model), error = function(e) NULL)
   if (!inherits(f, "formula") || length(f) != 3L) return(character(0))
   if (requireNamespace("Formula", quietly = TRUE)) {
@@ -271,7 +308,7 @@ class RModel:
         ``"unknown"``, as iml infers for S3 models.
     target : str or None
         The response named by the model's formula (``Species`` for ``randomForest(Species ~ .,
-        ...)``; R: iml's ``find_y(model)``), or None when the model has no formula or its
+        ...)``) or an mlr model's task (R: iml's ``find_y(model)``), or None when the model has no formula or its
         left-hand side is not one variable. :class:`pyiml.Predictor` uses it as ``y`` when no
         ``y`` is given and ``data`` has that column, as iml does.
     draws_random : bool
@@ -288,7 +325,12 @@ class RModel:
 
     Notes
     -----
-    Without ``predict_function`` the output follows iml's rule for S3 models: a factor output
+    mlr models (``WrappedModel``), mlr3 ``Learner`` objects and caret's ``train`` are predicted
+    as iml predicts them (its ``create_predict_fun2`` methods): ``predict(model, newdata =
+    newdata)``, then class probabilities in the task's class order, one-hot labels (a classifier
+    without probabilities; iml's "Output seems to be class" warning is given when the RModel is
+    made) or one column ``.prediction`` (regression).
+    For other models, without ``predict_function``, the output follows iml's rule for S3 models: a factor output
     becomes a one-hot frame with one 0/1 column per level, named by level; otherwise
     ``data.frame(pred, check.names = FALSE)``: a vector gives the column ``pred``, a matrix
     keeps its column names (``randomForest(type = "prob")`` → ``setosa``, ``versicolor``,
@@ -369,6 +411,17 @@ class RModel:
         with session.lock:
             names = [str(v) for v in session.r_call(_R_FIND_Y, self.r_object)]
         self.target: Optional[str] = names[0] if len(names) == 1 else None
+        if self._pf is None:
+            with session.lock:
+                labels_only = bool(session.r_call(_R_LABEL_LEARNER, self.r_object)[0])
+            if labels_only:   # iml's inferTaskFromModel warns the same for mlr/mlr3 classifiers
+                import warnings
+
+                from pyiml.data import user_stacklevel
+
+                warnings.warn("Output seems to be class instead of probabilities. Automatically transformed to 0 and "
+                              "1 probabilities. You might want to set predict.type = 'prob' for Learner!",
+                              UserWarning, stacklevel=user_stacklevel(("pyiml", "r_bridge")))
         self.draws_random = False
         self._reset_caches()
 

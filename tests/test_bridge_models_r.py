@@ -2,6 +2,8 @@
 glm link-scale trap in FeatureImp. Whole results of lm/glm/rpart and scikit-learn pipelines
 are compared with iml by the parity specs ``parity/specs/*_{lm_fac,glm,rpart,sk_mixed}*.toml``.
 """
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -290,3 +292,52 @@ def _warns_in_python_sort_order(r):
             # a model that records its levels is put right without a warning
             np.testing.assert_allclose(lm._pyiml_predict(user)["pred"], lm._pyiml_predict(X)["pred"], rtol=1e-13)
         np.testing.assert_array_equal(got, np.array(r.r_eval(r_code, m=fit, d=convert.py2r(X))))
+
+
+_MLR_CARET = {
+    "mlr_prob": ('mlr::train(mlr::makeLearner("classif.rpart", minsplit = 7, predict.type = "prob"), '
+                 'mlr::makeClassifTask(data = iris, target = "Species"))', "Species"),
+    "mlr_response": ('mlr::train(mlr::makeLearner("classif.rpart", minsplit = 7), '
+                     'mlr::makeClassifTask(data = iris, target = "Species"))', "Species"),
+    "mlr_regr": ('mlr::train(mlr::makeLearner("regr.rpart"), mlr::makeRegrTask(data = iris[, 1:4], '
+                 'target = "Sepal.Length"))', "Sepal.Length"),
+    "caret_class": ('caret::train(Species ~ ., data = iris, method = "rpart", '
+                    'trControl = caret::trainControl(method = "none"), tuneGrid = data.frame(cp = 0.01))', "Species"),
+    "caret_regr": ('caret::train(Sepal.Length ~ ., data = iris[, 1:4], method = "lm", '
+                   'trControl = caret::trainControl(method = "none"))', "Sepal.Length"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_MLR_CARET))
+def test_mlr_and_caret_models_predict_as_iml(r, name):
+    """iml's own Predictor example: an mlr WrappedModel (and caret's train) — iml calls their
+    predict with ``newdata =`` and reads probabilities, labels or responses per task type
+    (create_predict_fun2.WrappedModel / .train); RModel called predict(model, newdata), which mlr
+    takes as its task argument. The target is found from the task (find_y.WrappedModel) or
+    caret's formula."""
+    import pyiml
+    from r_bridge import RModel, convert
+
+    code, target = _MLR_CARET[name]
+    packages = ["mlr"] if name.startswith("mlr") else ["caret", "rpart"]
+    if name == "mlr_response":   # iml warns in inferTaskFromModel
+        with pytest.warns(UserWarning, match="Output seems to be class instead of probabilities"):
+            m = RModel(code, packages=packages, seed=1)
+    else:
+        m = RModel(code, packages=packages, seed=1)
+    iris = convert.r2py(r.r_eval("iris" if name not in ("mlr_regr", "caret_regr") else "iris[, 1:4]"))
+    assert m.target == target
+    p = pyiml.Predictor(m, data=iris)
+    assert target not in p.data.feature_names and p.data.y_names == [target]
+    rows = iris.iloc[[0, 1, 50, 51, 100, 149]].reset_index(drop=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # iml's own warning for mlr_response, through R
+        want = _iml_predict(r, m, rows)
+    got = p.predict(rows)
+    pd.testing.assert_frame_equal(got, want)
+    if name in ("mlr_prob", "caret_class"):
+        assert list(got.columns) == ["setosa", "versicolor", "virginica"]
+    elif name == "mlr_response":
+        assert set(np.unique(got.to_numpy())) == {0.0, 1.0}
+    else:
+        assert list(got.columns) == [".prediction"]
