@@ -201,6 +201,19 @@ def p_numeric_default():
     return dict(X=X, Y=y)
 
 
+def p_infinite_values():
+    """iml #80: +Inf is an ordinary value of a numeric predictor for partykit (NA is routed at
+    random, and -Inf makes its discretisation fail: "'breaks' are not unique"): an informative
+    column with +Inf, a second one, and new data holding them."""
+    X, y, rng = _numeric(5, n=400)
+    X.loc[:19, "x0"] = np.inf
+    X.loc[20:29, "x1"] = np.inf
+    y = y.copy()
+    y[:20] += 8.0
+    new = X.sample(60, random_state=1).reset_index(drop=True)
+    return dict(X=X, Y=y, newdata=new)
+
+
 def p_integer_ties():
     rng = np.random.default_rng(2)
     n = 500
@@ -387,7 +400,7 @@ def p_newdata():
 
 
 PROBLEMS = [
-    p_numeric_default, p_integer_ties, p_mixed_default, p_mixed_maxdepth(1), p_mixed_maxdepth(2),
+    p_numeric_default, p_infinite_values, p_integer_ties, p_mixed_default, p_mixed_maxdepth(1), p_mixed_maxdepth(2),
     p_factor_two_levels, p_factor_absent_levels, p_ordered_unused_level, p_multi_output_2,
     p_multi_output_3_probabilities, p_multi_output_3_mixed, p_minbucket, p_minsplit, p_minsplit_one, p_minsplit_zero,
     p_minprob_alpha,

@@ -426,3 +426,17 @@ def test_cart_routes_rows_as_scikit_learn_does(mixed):
         l, r = t.children_left[node], t.children_right[node]
         node = l if t.n_node_samples[l] > t.n_node_samples[r] else r
     assert leaves[0] == node
+
+
+def test_infinite_and_missing_feature_values():
+    """iml #80: +Inf is a value for partykit (fitted, tests/test_ctree.py compares the tree with R);
+    missing values (routed at random by partykit) and -Inf (partykit fails) are clear errors."""
+    rng = np.random.default_rng(2)
+    X = pd.DataFrame({"a": rng.normal(size=120), "b": rng.normal(size=120)})
+    f = lambda d: np.nan_to_num(d["a"].to_numpy(), posinf=3.0, neginf=-3.0) + 2 * d["b"].to_numpy()
+    tree = TreeSurrogate(Predictor(predict_function=f, data=X.assign(a=X["a"].where(X.index > 9, np.inf))))
+    assert 0 < tree.r_squared < 1
+    with pytest.raises(ValueError, match=r"column 'a' has missing values: .*impute them or drop those rows"):
+        TreeSurrogate(Predictor(predict_function=f, data=X.assign(a=X["a"].where(X.index > 9))))
+    with pytest.raises(ValueError, match=r"column 'a' holds -Inf.*'breaks' are not unique"):
+        TreeSurrogate(Predictor(predict_function=f, data=X.assign(a=X["a"].where(X.index > 9, -np.inf))))

@@ -411,6 +411,11 @@ class CTree:
 # data preparation
 # ---------------------------------------------------------------------------------------------
 
+def _missing_message(name) -> str:
+    return (f"column {name!r} has missing values: partykit sends such rows down a random child (R's random "
+            "numbers, which pyiml does not replay); impute them or drop those rows from data")
+
+
 def _prepare_columns(X: pd.DataFrame) -> List[_Column]:
     if not isinstance(X, pd.DataFrame):
         raise TypeError("X must be a pandas DataFrame")
@@ -420,7 +425,7 @@ def _prepare_columns(X: pd.DataFrame) -> List[_Column]:
         dt = s.dtype
         if isinstance(dt, pd.CategoricalDtype):
             if s.isna().any():
-                raise ValueError(f"column {name!r} has missing values (partykit routes them at random)")
+                raise ValueError(_missing_message(name))
             cat = s.cat.remove_unused_categories()  # model.frame(drop.unused.levels = TRUE)
             levels = tuple(str(c) for c in cat.cat.categories)
             cols.append(_Column(str(name), "ordered" if cat.cat.ordered else "factor",
@@ -429,12 +434,15 @@ def _prepare_columns(X: pd.DataFrame) -> List[_Column]:
             raise ValueError(f"column {name!r} is logical; ctree needs numeric, integer or factor predictors")
         elif pd.api.types.is_integer_dtype(dt):
             if s.isna().any():
-                raise ValueError(f"column {name!r} has missing values (partykit routes them at random)")
+                raise ValueError(_missing_message(name))
             cols.append(_Column(str(name), "integer", values=s.to_numpy(dtype=np.float64)))
         elif pd.api.types.is_float_dtype(dt):
             v = s.to_numpy(dtype=np.float64, na_value=np.nan)   # nullable Float64: pd.NA is missing too
-            if not np.isfinite(v).all():
-                raise ValueError(f"column {name!r} has missing or infinite values (partykit routes them at random)")
+            if np.isnan(v).any():
+                raise ValueError(_missing_message(name))
+            if (v == -np.inf).any():   # (+Inf is a value like any other for partykit, as for pyiml)
+                raise ValueError(f"column {name!r} holds -Inf, on which partykit's ctree fails (iml: \"'breaks' are "
+                                 "not unique\"): replace it by a finite value, e.g. the column's finite minimum")
             cols.append(_Column(str(name), "numeric", values=v))
         else:
             raise ValueError(f"column {name!r} has dtype {dt}; ctree needs numeric, integer or factor "
