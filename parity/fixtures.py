@@ -120,6 +120,11 @@ def _dataset_cached(name: str) -> pd.DataFrame:
         return d
     if name == "ties":
         return _ties()
+    if name == "ties_na":  # missing values in t and z (a PDP/ICE grids the finite values: iml #80)
+        d = _ties()
+        d.loc[0:5, "z"] = np.nan
+        d.loc[3:8, "t"] = np.nan
+        return d
     if name == "lmfac":
         return _lmfac()
     if name == "lmfac_shuffled":  # columns not in formula order, an extra non-feature column w
@@ -142,7 +147,7 @@ def _dataset_cached(name: str) -> pd.DataFrame:
 
 
 DATASETS = ("boston", "iris", "friedman1", "friedman1_small", "friedman1_binary", "friedman1_exact", "mixed", "mixed_unordered",
-            "mixed_used", "ties", "lmfac", "lmfac_shuffled", "binary", "binary_factor", "mixed_class")
+            "mixed_used", "ties", "ties_na", "lmfac", "lmfac_shuffled", "binary", "binary_factor", "mixed_class")
 
 
 def _lmfac(n: int = 60, seed: int = 5) -> pd.DataFrame:
@@ -193,6 +198,19 @@ def _ties_f(df: pd.DataFrame) -> np.ndarray:
 
 _TIES_R = """function(newdata) {
   t <- as.numeric(newdata$t); z <- as.numeric(newdata$z); k <- as.numeric(newdata$k)
+  g <- as.character(newdata$g)
+  t * z + 0.5 * k * t + 1.5 * (g == "q") * z - (g == "p") + sin(3 * z)
+}"""
+
+
+def _ties_na_f(df: pd.DataFrame) -> np.ndarray:
+    """:func:`_ties_f` with a missing t or z read as 0 (a model that takes missing values)."""
+    return _ties_f(df.assign(t=df["t"].fillna(0.0), z=df["z"].fillna(0.0)))
+
+
+_TIES_NA_R = """function(newdata) {
+  t <- as.numeric(newdata$t); z <- as.numeric(newdata$z); k <- as.numeric(newdata$k)
+  t[is.na(t)] <- 0; z[is.na(z)] <- 0
   g <- as.character(newdata$g)
   t * z + 0.5 * k * t + 1.5 * (g == "q") * z - (g == "p") + sin(3 * z)
 }"""
@@ -309,6 +327,9 @@ def model_pair(name: str) -> ModelPair:
     if name == "ties_closed":
         py, r = _closed_form(_ties_f, _TIES_R)
         return ModelPair(py, r, data="ties", y="y")
+    if name == "ties_na_closed":
+        py, r = _closed_form(_ties_na_f, _TIES_NA_R)
+        return ModelPair(py, r, data="ties_na", y="y")
     if name == "rf_boston":
         m = _r_model("randomForest::randomForest(medv ~ ., data = MASS::Boston, ntree = 50)",
                      ("randomForest", "MASS"), None, 42)
@@ -353,7 +374,7 @@ def model_pair(name: str) -> ModelPair:
     raise KeyError(f"unknown model {name!r}; known: {sorted(MODELS)}")
 
 
-MODELS = ("friedman1_closed", "friedman1_small_closed", "friedman1_binary_closed", "friedman1_exact_closed", "mixed_closed", "mixed_unordered_closed", "mixed_used_closed", "ties_closed", "rf_boston", "rf_iris_prob", "rf_iris_class",
+MODELS = ("friedman1_closed", "friedman1_small_closed", "friedman1_binary_closed", "friedman1_exact_closed", "mixed_closed", "mixed_unordered_closed", "mixed_used_closed", "ties_closed", "ties_na_closed", "rf_boston", "rf_iris_prob", "rf_iris_class",
           "sk_iris_logreg", "sk_friedman_gbr", "lm_fac", "lm_fac_shuffled", "glm_link", "glm_response",
           "glm_factor_link", "glm_factor_response", "rpart_mixed", "rpart_iris_prob", "rpart_iris_class",
           "sk_mixed_pipeline_gbr", "sk_mixed_pipeline_gbr_unordered", "sk_mixed_pipeline_logreg")

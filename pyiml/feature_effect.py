@@ -376,12 +376,21 @@ class FeatureEffect(_LazyResults, InterpretationMethod):
         enc = data.encoded()
         for j, f in enumerate(feats):
             col = data.X[f]
-            if _has_missing(col, enc[f]):
+            numeric_grid = self.feature_type[j] != "categorical" and self.method != "ale"
+            if _has_missing(col, enc[f]) and not numeric_grid:
                 data.check_finite(f, f"FeatureEffect (feature={f!r})")     # raises, naming the count
             if self.feature_type[j] == "categorical":
                 n_distinct = int(col.nunique(dropna=True))
             else:
-                x = col.to_numpy(dtype=float)
+                # a PDP/ICE grids the finite values and replaces the feature in every row, so rows
+                # with a missing value in it are kept (iml: get.grid drops non-finite values)
+                x = col.to_numpy(dtype=float, na_value=np.nan)
+                x = x[np.isfinite(x)] if numeric_grid else x
+                if x.size == 0:
+                    raise ValueError(
+                        f"feature {shown(f)} does not contain any finite values (iml: 'Feature does not contain "
+                        "any finite values.'); choose a feature with numbers"
+                    )
                 n_distinct = 1 if x.min() == x.max() else 2
             if n_distinct < 2:
                 if self.feature_type[j] != "categorical" and col.nunique(dropna=True) > 1:
@@ -413,7 +422,8 @@ class FeatureEffect(_LazyResults, InterpretationMethod):
                 raise ValueError(
                     f"center_at needs a numerical feature, but {self.feature_name[0]!r} is categorical"
                 )
-            x = self.sampler.X[self.feature_name[0]]
+            x = self.sampler.X[self.feature_name[0]].to_numpy(dtype=float, na_value=np.nan)
+            x = x[np.isfinite(x)]      # the grid's range
             lo, hi = float(x.min()), float(x.max())
             if not lo <= self._anchor <= hi:
                 raise ValueError(
@@ -907,8 +917,14 @@ class FeatureEffects(_LazyResults, InterpretationMethod):
         for f, stream in zip(self.features, streams):
             ftype = self.sampler.feature_types[f]
             centre = self.center_at if ftype != "categorical" else None
-            effects[f] = FeatureEffect(self.predictor, f, method=self.method, center_at=centre,
-                                       grid_size=self.grid_size, random_state=stream, _defer=True)
+            try:
+                effects[f] = FeatureEffect(self.predictor, f, method=self.method, center_at=centre,
+                                           grid_size=self.grid_size, random_state=stream, _defer=True)
+            except ValueError as err:   # a feature's own values: say how to leave it out
+                others = [g for g in self.features if g != f]
+                hint = (f"FeatureEffects computes every feature of `features`: leave {shown(f)} out with "
+                        f"features={shown(others)}" if others else "")
+                raise ValueError(f"{err}" + (f" ({hint})" if hint else "")) from err
         plans = [fe._make_plan() for fe in effects.values()]
         preds = self._predict_plans(plans)
         pos = 0
@@ -992,11 +1008,22 @@ class FeatureEffects(_LazyResults, InterpretationMethod):
             ``rug`` and ``show_data`` (bools), passed to each panel; other names raise
             ``TypeError``.
         """
+        # R matches abbreviated names of the arguments before `...` (iml's example: plot(ncol = 2))
+        given = {"features": features, "nrows": nrows, "ncols": ncols, "fixed_y": fixed_y}
+        defaults = {"features": None, "nrows": None, "ncols": None, "fixed_y": True}
+        for k in [k for k in kwargs if k not in ("rug", "show_data")]:
+            full = [a for a in given if a.startswith(k)]
+            if len(full) == 1:
+                if given[full[0]] is not defaults[full[0]]:
+                    raise TypeError(f"FeatureEffects.plot got {k!r} and {full[0]!r}: give one of them")
+                given[full[0]] = kwargs.pop(k)
+        features, nrows, ncols, fixed_y = given["features"], given["nrows"], given["ncols"], given["fixed_y"]
         ncols = None if ncols is None else check_int(ncols, "ncols", 1)
         nrows = None if nrows is None else check_int(nrows, "nrows", 1)
         unknown = sorted(set(kwargs) - {"rug", "show_data"})
         if unknown:
-            raise TypeError(f"FeatureEffects.plot got unexpected argument(s) {unknown}; the panels take rug "
+            raise TypeError(f"FeatureEffects.plot got unexpected argument(s) {unknown}; it takes features, nrows, "
+                            "ncols and fixed_y (or R's abbreviations of them, such as ncol), and the panels take rug "
                             "and show_data")
         kwargs = {k: check_bool(v, k) for k, v in kwargs.items()}
         return super().plot(features=features, ncols=ncols, nrows=nrows, fixed_y=check_bool(fixed_y, "fixed_y"),

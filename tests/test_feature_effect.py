@@ -699,6 +699,41 @@ def test_bad_data_raise():
         FeatureEffects(p, features=["d"], grid_size=[3, 4])
 
 
+def test_pdp_and_ice_grid_the_finite_values_of_a_feature_with_missing_values():
+    """iml #80: a PDP/ICE replaces the feature in every row, so rows with a missing value in it
+    stay in the averages (iml's get.grid drops non-finite values); ALE still refuses them."""
+    X = pd.DataFrame({"a": [0.0, np.nan, 1.0, 3.0, np.inf, 2.0], "b": [1.0, 2, 3, 4, 5, 6]})
+    seen = []
+
+    def f(d):
+        seen.append(d["a"].to_numpy().copy())
+        return d["a"].to_numpy() * 2 + d["b"].to_numpy()
+
+    before = X.copy()
+    p = Predictor(predict_function=f, data=X)
+    seen.clear()
+    fe = FeatureEffect(p, "a", method="pdp+ice", grid_size=4)
+    assert np.isfinite(np.concatenate(seen)).all()   # the model never sees the missing values
+    res = fe.results
+    pdp = res[res[".type"] == "pdp"]
+    np.testing.assert_array_equal(pdp["a"], [0.0, 1.0, 2.0, 3.0])
+    np.testing.assert_allclose(pdp[".value"], 2 * pdp["a"] + X["b"].mean())   # all six rows averaged
+    ice = res[res[".type"] == "ice"]
+    assert sorted(ice[".id"].unique()) == list(range(1, 7))
+    pd.testing.assert_frame_equal(X, before)
+    centred = FeatureEffect(p, "a", method="ice", grid_size=4, center_at=3.0).results
+    np.testing.assert_allclose(centred.loc[centred["a"] == 3.0, ".value"], 0.0)
+    with pytest.raises(ValueError, match="outside the range"):
+        FeatureEffect(p, "a", method="pdp", center_at=5.0)   # beyond the finite values
+    both = FeatureEffect(p, ["a", "b"], method="pdp", grid_size=[4, 3]).results
+    assert both["a"].notna().all() and len(both) == 12
+    with pytest.raises(ValueError, match="missing value"):
+        FeatureEffect(p, "a", method="ale")
+    empty = Predictor(predict_function=f, data=X.assign(c=[np.nan, np.inf, -np.inf, np.nan, np.nan, np.inf]))
+    with pytest.raises(ValueError, match="does not contain any finite values"):
+        FeatureEffect(empty, "c", method="pdp")
+
+
 def test_constructor_does_not_mutate_data(lin):
     X, f, _ = lin
     before = X.copy()
@@ -986,3 +1021,26 @@ def test_grid_points_in_a_numpy_stringdtype_array():
     assert fe.results["g"].astype(str).tolist() == ["b", "c"] and fe.results[".value"].tolist() == [7.5, 5.5]
     pts[0] = "a"                                          # the caller's array changes later: not ours
     assert fe.results["g"].astype(str).tolist() == ["b", "c"]
+
+
+def test_feature_effects_names_the_features_that_leave_a_bad_one_out():
+    X = pd.DataFrame({"a": [1.0, 2, 3, 4], "k": 1.0, "b": [0.0, 1, 0, 1]})
+    p = Predictor(predict_function=lambda d: d["a"].to_numpy(), data=X)
+    with pytest.raises(ValueError, match=r"only one unique value.*leave 'k' out with features=\['a', 'b'\]"):
+        FeatureEffects(p, method="pdp")
+    assert set(FeatureEffects(p, features=["a", "b"], method="pdp").results) == {"a", "b"}
+
+
+def test_feature_effects_plot_takes_r_abbreviations():
+    """iml's example FeatureEffects$new(mod)$plot(ncol = 2): R matches ncol to ncols."""
+    rng = np.random.default_rng(1)
+    X = pd.DataFrame(rng.normal(size=(30, 4)), columns=list("abcd"))
+    e = FeatureEffects(Predictor(predict_function=lambda d: d["a"] * d["b"], data=X), method="pdp", grid_size=4)
+    grid = lambda fig: {(round(ax.get_position().x0, 3), round(ax.get_position().y0, 3)) for ax in fig.axes}
+    assert grid(e.plot(ncol=1)) == grid(e.plot(ncols=1))
+    assert len({x for x, _ in grid(e.plot(ncol=1))}) == 1
+    assert len(e.plot(feat=["a"]).axes) == 1
+    with pytest.raises(TypeError, match="'ncol' and 'ncols'"):
+        e.plot(ncol=1, ncols=2)
+    with pytest.raises(TypeError, match=r"unexpected argument\(s\) \['zz'\]"):
+        e.plot(zz=1)
