@@ -193,6 +193,13 @@ class FeatureImp(InterpretationMethod):
             if hasattr(err, "add_note"):   # Python >= 3.11
                 err.add_note(f"(raised by the loss function {self.loss_name!r} that FeatureImp called as "
                              "loss(actual, predicted))")
+                a, p = np.asarray(actual), np.asarray(predicted)
+                if a.dtype.kind == "O" and p.dtype.kind == "f":   # iml #134: labels against probabilities
+                    err.add_note(
+                        f"actual holds y's class labels (such as {shown(a[0])}) and predicted the model's numbers "
+                        f"(output {shown(self._outputs[0]) if len(self._outputs) == 1 else self._outputs}): for a "
+                        "loss on probabilities use on='prob' (actual is then the 0/1 or one-hot target); for a "
+                        "loss on labels give the model one column per class (leave out class_)")
             raise
         if isinstance(value, (bool, np.bool_)) or not (
                 isinstance(value, (numbers.Real, np.number)) or (isinstance(value, np.ndarray) and value.size == 1
@@ -282,29 +289,33 @@ class FeatureImp(InterpretationMethod):
         return _label_strings(y)
 
     def _warn_if_labels_meet_numbers(self, predicted: np.ndarray) -> None:
-        """A label loss with label ``y`` and one numeric output compares the labels with the
-        numbers as text (as R does); when no number reads as any label, every prediction
-        counts as wrong, whatever the model (iml says nothing): say so."""
+        """A label loss with a label (or logical) ``y`` and one numeric output compares the labels
+        with the numbers (as R does): a prediction that reads as no label, such as a probability
+        of 0.98, counts as wrong whatever the model (iml says nothing, iml #223): say so."""
         if not (self._named_loss and self.loss_name in LABEL_LOSSES and not self._multiclass
                 and self.on == "label" and self._actual.dtype.kind in "Of" and predicted.dtype.kind == "f"):
             return
         if self._actual.dtype.kind == "f":
             # a numeric or logical target (y = Species == "setosa", 0/1 in actual): compared with
             # the numbers as numbers, as R compares them (TRUE is 1)
-            if np.isin(predicted, self._actual).any():
-                return
+            off = ~np.isin(predicted, self._actual)
             labels = np.asarray(r_as_character(np.unique(self._actual)), dtype=str)
-            text = np.asarray(r_as_character(predicted[:1]), dtype=str)
+            text = np.asarray(r_as_character(predicted[off][:1]), dtype=str)
         else:
-            labels, text = comparable_labels(np.asarray(self._actual).astype(str), predicted)
-            if np.isin(text, labels).any():
-                return
+            labels, all_text = comparable_labels(np.asarray(self._actual).astype(str), predicted)
+            off = ~np.isin(all_text, labels)
+            text = all_text[off][:1]
+        if not off.any():
+            return
+        k, n = int(off.sum()), off.size
         warnings.warn(
             f"loss={self.loss_name!r} compares y's labels ({sorted(set(labels.tolist()))[:5]}) with the model's one "
-            f"output column ({self._outputs[0]!r}), which holds numbers such as {text[0]}: no prediction reads as "
-            "a label, so every one counts as wrong and the importances say nothing (iml does the same). For a "
-            "probability use on='prob' (it is compared with the 0/1 target) and a numeric loss such as 'logLoss' "
-            "or 'mae'; for predicted labels leave out class_ so that the model has one column per class",
+            f"output column ({self._outputs[0]!r}), which holds numbers such as {text[0]}: "
+            + ("no prediction reads as a label, so every one counts as wrong and the importances say nothing"
+               if k == n else f"{k} of {n} predictions read as no label and count as wrong, whatever their value")
+            + " (iml does the same). For a probability use on='prob' (it is compared with the 0/1 target) and a "
+            "numeric loss such as 'logLoss' or 'mae'; for predicted labels leave out class_ so that the model has "
+            "one column per class",
             UserWarning, stacklevel=user_stacklevel())
 
     def _q(self, preds: np.ndarray):

@@ -149,6 +149,16 @@ def _check_output_type(raw, where: str = "model") -> None:
             f"the {where} returned {raw.__class__.__name__ if raw is not None else 'None'}: it must return the "
             "predictions as a vector, a 2-d array or a DataFrame with one row per row of newdata"
         )
+    if not (isinstance(raw, (_Named, np.ndarray, np.generic, numbers.Number)) or hasattr(raw, "__len__")
+            or hasattr(raw, "__array__") or hasattr(raw, "__array_interface__")):
+        # a result object such as ranger's prediction or statsmodels' PredictionResults (iml #103)
+        held = [a for a in ("predictions", "predicted_mean", "predicted", "prediction", "values")
+                if not callable(getattr(raw, a, None)) and hasattr(raw, a)]
+        raise TypeError(
+            f"the {where} returned a {raw.__class__.__name__} object, not predictions: return the predictions "
+            "themselves (a vector, a 2-d array or a DataFrame with one row per row of newdata)"
+            + (f", e.g. its .{held[0]}" if held else "")
+        )
 
 
 def _plain_output(raw, where: str = "model"):

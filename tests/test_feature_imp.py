@@ -1,5 +1,6 @@
 """FeatureImp: closed-form oracles, iml's layout and conventions, bad input, plots (no R)."""
 import contextlib
+import re
 import warnings
 
 import numpy as np
@@ -568,3 +569,45 @@ def test_label_loss_on_one_probability_column_warns_when_no_prediction_reads_as_
         fi = FeatureImp(Predictor(predict_function=hard, data=X, y=y01.astype(str) == "1", class_="1"), "ce",
                         random_state=1)
     assert fi.original_error == pytest.approx(1 / 6)
+
+
+def test_label_loss_against_probabilities_warns_when_some_predictions_are_no_label():
+    """iml #223: ce with class_ and y = (label == class) compares the probability with TRUE/FALSE,
+    so every probability strictly between 0 and 1 counts as an error. The warning came only when
+    no prediction was exactly 0 or 1; now it counts the predictions that read as no label."""
+    rng = np.random.default_rng(3)
+    X = pd.DataFrame({"a": rng.normal(size=40), "b": rng.normal(size=40)})
+    y = X["a"] > 0
+    p = Predictor(predict_function=lambda d: np.clip(np.where(d["a"] > 1, 1.0, 0.5 + d["a"] / 4), 0, 1), data=X, y=y)
+    with pytest.warns(UserWarning, match=r"\b(\d+) of 40 predictions read as no label") as rec:
+        FeatureImp(p, "ce", n_repetitions=1, random_state=1)
+    k = int(re.search(r"(\d+) of 40", str(rec[0].message)).group(1))
+    assert k == int(((X["a"] > -2) & (X["a"] <= 1)).sum())   # every prediction but the exact 0s and 1s
+    exact = Predictor(predict_function=lambda d: (d["a"] > 0).to_numpy(dtype=float), data=X, y=y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")   # 0/1 predictions are labels: no warning
+        FeatureImp(exact, "ce", n_repetitions=1, random_state=1, compare="difference")
+
+
+@pytest.mark.skipif(not hasattr(Exception, "add_note"), reason="exception notes need Python >= 3.11")
+def test_callable_loss_on_labels_and_probabilities_says_how_to_fix():
+    """iml #134: a probability loss written as a function gets y's labels and the class_
+    probability; the note says so and names on='prob'."""
+    rng = np.random.default_rng(4)
+    X = pd.DataFrame({"a": rng.normal(size=30), "b": rng.normal(size=30)})
+    y = pd.Series(np.where(X["a"] > 0, "yes", "no"))
+
+    def model(d):
+        p = 1 / (1 + np.exp(-d["a"].to_numpy()))
+        return pd.DataFrame({"no": 1 - p, "yes": p})
+
+    def brier(actual, predicted):
+        return float(np.mean((np.asarray(actual) - np.asarray(predicted)) ** 2))
+
+    p = Predictor(predict_function=model, data=X, y=y, class_="yes")
+    with pytest.raises(TypeError) as info:
+        FeatureImp(p, brier, n_repetitions=1, random_state=1)
+    notes = " ".join(info.value.__notes__)
+    assert "class labels (such as 'no')" in notes and "on='prob'" in notes
+    imp = FeatureImp(p, brier, n_repetitions=1, random_state=1, on="prob")
+    assert imp.results["feature"].iloc[0] == "a"

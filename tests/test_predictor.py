@@ -602,3 +602,26 @@ def test_numpy_string_column_labels_become_plain_names():
     assert [type(c) for c in FeatureImp(Predictor(data=X.assign(y=1.0), y="y", predict_function=lambda d: d["a"]),
                                         "mae", random_state=1).results["feature"]] == [str, str]
     assert [type(c) for c in X.columns] == [np.str_, np.str_]
+
+
+def test_predict_function_returning_a_result_object_is_a_type_error():
+    """iml #103: a predict function that returns a prediction object (ranger's, statsmodels'
+    PredictionResults) instead of its values gets a TypeError naming the object and its
+    attribute; a plain vector, list or Series still works."""
+    X = pd.DataFrame({"a": [1.0, 2, 3, 4], "b": [0.0, 1, 0, 1]})
+
+    class Prediction:
+        def __init__(self, values):
+            self.predictions = values
+
+    p = Predictor(predict_function=lambda d: Prediction(d["a"].to_numpy()), data=X)
+    with pytest.raises(TypeError, match=r"returned a Prediction object, not predictions.*e\.g\. its \.predictions"):
+        p.predict(X)
+    for ok in (lambda d: list(d["a"]), lambda d: d["a"], lambda d: tuple(d["a"])):
+        np.testing.assert_array_equal(Predictor(predict_function=ok, data=X).predict(X)["pred"], X["a"])
+
+
+def test_single_feature_message_names_data_and_the_column():
+    with pytest.raises(ValueError, match=r"Only 1 feature was provided.*data has one feature column, 'a', besides "
+                                         r"the target"):
+        Predictor(predict_function=lambda d: d["a"], data=pd.DataFrame({"a": [1.0, 2.0], "y": [1.0, 2.0]}), y="y")
