@@ -256,8 +256,9 @@ class Data:
         if len(features) == 1:
             raise ValueError(
                 "Only 1 feature was provided. The iml package is only useful and works for multiple features. "
-                f"(data has one feature column, {features[0]!r}{', besides the target' if y_names else ''}: give data every column the "
-                "model uses; with one feature, the model's predictions over its values are the whole story)"
+                f"(data has one feature column, {features[0]!r}{', besides the target' if y_names else ''}: give "
+                "data every column the model uses; with one feature, the model's predictions over its values are "
+                "the whole story)"
             )
         if len(features) == 0:
             raise ValueError("data has no feature columns")

@@ -118,11 +118,21 @@ _R_PREDICT = r"""function(model, newdata, type, pf) {
   list(out, hidden || !identical(fixed, seed()))
 }"""
 
-# Whether the model is an mlr or mlr3 classifier that predicts labels (iml: "Output seems to be class").
-_R_LABEL_LEARNER = """function(model) {
-  if (inherits(model, "WrappedModel")) identical(model$task.desc$type, "classif") && model$learner$predict.type != "prob"
-  else if (inherits(model, "Learner")) identical(model$task_type, "classif") && model$predict_type != "prob"
-  else FALSE
+# iml's inferTaskFromModel for mlr, mlr3 and caret models ("unknown" for S3 models), and whether
+# the model is an mlr or mlr3 classifier that predicts labels (iml: "Output seems to be class").
+_R_MODEL_TASK = """function(model) {
+  type <- if (inherits(model, "WrappedModel")) model$task.desc$type else if (inherits(model, "Learner"))
+    model$task_type else NULL
+  if (!is.null(type)) {
+    predicts <- if (inherits(model, "WrappedModel")) model$learner$predict.type else model$predict_type
+    task <- if (identical(type, "classif")) "classification" else if (identical(type, "regr")) "regression"
+      else "unknown"
+    return(c(task, as.character(identical(type, "classif") && !identical(predicts, "prob"))))
+  }
+  if (inherits(model, "train"))
+    return(c(switch(model$modelType, Regression = "regression", Classification = "classification", "unknown"),
+             "FALSE"))
+  c("unknown", "FALSE")
 }"""
 
 # The target named by the model's formula, as iml's find_y finds it for S3 models: the
@@ -305,11 +315,12 @@ class RModel:
     type : str or None
     packages : tuple of str
     task : str
-        ``"unknown"``, as iml infers for S3 models.
+        As iml's ``inferTaskFromModel``: ``"classification"`` or ``"regression"`` for mlr, mlr3
+        and caret models, ``"unknown"`` for other (S3) models.
     target : str or None
         The response named by the model's formula (``Species`` for ``randomForest(Species ~ .,
-        ...)``) or an mlr model's task (R: iml's ``find_y(model)``), or None when the model has no formula or its
-        left-hand side is not one variable. :class:`pyiml.Predictor` uses it as ``y`` when no
+        ...)``) or an mlr model's task (R: iml's ``find_y(model)``), or None when the model has
+        no formula or its left-hand side is not one variable. :class:`pyiml.Predictor` uses it as ``y`` when no
         ``y`` is given and ``data`` has that column, as iml does.
     draws_random : bool
         True once a prediction has drawn from R's random number generator (changed
@@ -330,8 +341,8 @@ class RModel:
     newdata)``, then class probabilities in the task's class order, one-hot labels (a classifier
     without probabilities; iml's "Output seems to be class" warning is given when the RModel is
     made) or one column ``.prediction`` (regression).
-    For other models, without ``predict_function``, the output follows iml's rule for S3 models: a factor output
-    becomes a one-hot frame with one 0/1 column per level, named by level; otherwise
+    For other models, without ``predict_function``, the output follows iml's rule for S3 models:
+    a factor output becomes a one-hot frame with one 0/1 column per level, named by level; otherwise
     ``data.frame(pred, check.names = FALSE)``: a vector gives the column ``pred``, a matrix
     keeps its column names (``randomForest(type = "prob")`` → ``setosa``, ``versicolor``,
     ``virginica``). Character labels (a vector or a one-column character frame) come back as
@@ -411,17 +422,17 @@ class RModel:
         with session.lock:
             names = [str(v) for v in session.r_call(_R_FIND_Y, self.r_object)]
         self.target: Optional[str] = names[0] if len(names) == 1 else None
-        if self._pf is None:
-            with session.lock:
-                labels_only = bool(session.r_call(_R_LABEL_LEARNER, self.r_object)[0])
-            if labels_only:   # iml's inferTaskFromModel warns the same for mlr/mlr3 classifiers
-                import warnings
+        with session.lock:
+            task, labels_only = [str(v) for v in session.r_call(_R_MODEL_TASK, self.r_object)]
+        self.task = task
+        if labels_only == "TRUE" and self._pf is None:   # iml's inferTaskFromModel warns so
+            import warnings
 
-                from pyiml.data import user_stacklevel
+            from pyiml.data import user_stacklevel
 
-                warnings.warn("Output seems to be class instead of probabilities. Automatically transformed to 0 and "
-                              "1 probabilities. You might want to set predict.type = 'prob' for Learner!",
-                              UserWarning, stacklevel=user_stacklevel(("pyiml", "r_bridge")))
+            warnings.warn("Output seems to be class instead of probabilities. Automatically transformed to 0 and 1 "
+                          "probabilities. You might want to set predict.type = 'prob' for Learner!",
+                          UserWarning, stacklevel=user_stacklevel(("pyiml", "r_bridge")))
         self.draws_random = False
         self._reset_caches()
 

@@ -327,6 +327,7 @@ def test_mlr_and_caret_models_predict_as_iml(r, name):
         m = RModel(code, packages=packages, seed=1)
     iris = convert.r2py(r.r_eval("iris" if name not in ("mlr_regr", "caret_regr") else "iris[, 1:4]"))
     assert m.target == target
+    assert m.task == ("regression" if name.endswith("regr") else "classification")
     p = pyiml.Predictor(m, data=iris)
     assert target not in p.data.feature_names and p.data.y_names == [target]
     rows = iris.iloc[[0, 1, 50, 51, 100, 149]].reset_index(drop=True)
