@@ -251,3 +251,28 @@ def test_gaussian_lasso_path_is_r_glmnets_bit_for_bit(r):
         np.testing.assert_array_equal(fit.beta, beta)
         np.testing.assert_array_equal(fit.a0, a0)
         np.testing.assert_array_equal(fit.lambda_, lam)
+
+
+def test_k_one_explain_and_single_row_predict_equal_iml(predictors):
+    """Upstream "LocalModel works for single output": k = 1 at X[2, ], explain(X[4, ]),
+    predict(X[3:4, ]); and a single-row newdata (iml #204, fixed in 0.11.3)."""
+    p, rp = predictors
+    from r_bridge import iml as riml
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        lm = LocalModel(p, X.iloc[[1]], k=1)
+    ro = quiet_r(riml.iml, "LocalModel", rp, x_interest=X.iloc[[1]], k=1)
+    assert list(lm.results.columns) == EXPECTED_COLUMNS and len(lm.results) <= 1
+    assert_results_equal(lm.results, ro.results)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        lm.explain(X.iloc[[3]])
+    quiet_r(ro.call, "explain", X.iloc[[3]])
+    assert len(lm.results) <= 1
+    assert_results_equal(lm.results, ro.results)
+    for rows in (X.iloc[2:4], X.iloc[[2]]):
+        got = lm.predict(rows)
+        assert list(got.columns) == ["prediction"] and got.shape == (len(rows), 1)
+        np.testing.assert_allclose(got.to_numpy(float), quiet_r(ro.call, "predict", newdata=rows).to_numpy(float),
+                                   rtol=1e-12)
