@@ -99,7 +99,8 @@ def encode_values(data, feature: str, values) -> np.ndarray:
     whose points are all whole numbers (and fit the dtype) takes the feature's dtype, so that
     the model gets the column type it was trained on (iml's grid is a double column: the issue
     of models that refuse it); other points keep theirs, as numpy widens ``int64`` to
-    ``float64`` (a grid point 2.5).
+    ``float64`` (a grid point 2.5). A ``float32`` feature likewise keeps its dtype where every
+    point is a ``float32`` value (ALE's quantile grid), else the points stay ``float64``.
     """
     col = data.X[feature]
     if isinstance(col.dtype, pd.CategoricalDtype):
@@ -128,6 +129,14 @@ def encode_values(data, feature: str, values) -> np.ndarray:
         # one past the largest value, as a double: 2**bits (float of int64's max is already 2**63)
         if whole and arr.min() >= float(info.min) and arr.max() < float(info.max) + 1.0:
             return arr.astype(col.dtype)
+    if isinstance(col.dtype, np.dtype) and col.dtype.kind == "f" and col.dtype.itemsize < 8 \
+            and arr.dtype == np.float64 and arr.size:
+        # float32 (float16): kept where every grid point is one of its values (ALE's quantiles are
+        # data values), else widened to float64 so the model is evaluated at the reported points
+        narrow = arr.astype(col.dtype)
+        with np.errstate(invalid="ignore"):
+            if np.array_equal(narrow.astype(np.float64), arr, equal_nan=True):
+                return narrow
     return arr
 
 

@@ -729,6 +729,17 @@ def test_pdp_and_ice_grid_the_finite_values_of_a_feature_with_missing_values():
     assert both["a"].notna().all() and len(both) == 12
     with pytest.raises(ValueError, match="missing value"):
         FeatureEffect(p, "a", method="ale")
+    # nullable columns with pd.NA: the same as float64 with NaN (were pandas' 'cannot convert' error)
+    k = np.array([0.0, np.nan, 1, 3, np.nan, 2])
+    plain = Predictor(predict_function=lambda d: d["b"].to_numpy() * 2.0, data=X.assign(a=k))
+    for dtype in ("Int64", "Float64"):
+        nullable = Predictor(predict_function=lambda d: d["b"].to_numpy() * 2.0,
+                             data=X.assign(a=pd.array([0, None, 1, 3, None, 2], dtype=dtype)))
+        for method in ("pdp", "pdp+ice"):
+            want = FeatureEffect(plain, "a", method=method, grid_size=4).results
+            got = FeatureEffect(nullable, "a", method=method, grid_size=4).results
+            np.testing.assert_array_equal(got["a"].to_numpy(float), want["a"].to_numpy(float))
+            np.testing.assert_array_equal(got[".value"], want[".value"])
     empty = Predictor(predict_function=f, data=X.assign(c=[np.nan, np.inf, -np.inf, np.nan, np.nan, np.inf]))
     with pytest.raises(ValueError, match="does not contain any finite values"):
         FeatureEffect(empty, "c", method="pdp")
@@ -1044,3 +1055,29 @@ def test_feature_effects_plot_takes_r_abbreviations():
         e.plot(ncol=1, ncols=2)
     with pytest.raises(TypeError, match=r"unexpected argument\(s\) \['zz'\]"):
         e.plot(zz=1)
+
+
+def test_float32_feature_keeps_its_dtype_where_the_grid_points_are_float32_values():
+    """The ALE grid (quantiles: data values) keeps a float32 feature's dtype in the design; a
+    PDP grid point that float32 cannot hold widens the column to float64, so the model is
+    evaluated exactly at the reported grid points."""
+    rng = np.random.default_rng(2)
+    d = pd.DataFrame({"f": rng.normal(size=80).astype("float32"), "a": rng.normal(size=80)})
+    seen = []
+
+    def model(nd):
+        seen.append((str(nd["f"].dtype), nd["f"].to_numpy().copy()))
+        return nd["f"].to_numpy(dtype=float) * 2 + nd["a"].to_numpy()
+
+    p = Predictor(predict_function=model, data=d)
+    for features in ("f", ["f", "a"]):
+        seen.clear()
+        FeatureEffect(p, features, method="ale", grid_size=10)
+        assert {s for s, _ in seen} == {"float32"}
+    seen.clear()
+    res = FeatureEffect(p, "f", method="pdp", grid_size=7).results
+    assert {s for s, _ in seen} == {"float64"}    # the equidistant points are no float32 values
+    np.testing.assert_array_equal(np.unique(seen[0][1]), np.sort(res["f"].to_numpy()))
+    seen.clear()
+    FeatureEffect(p, "f", method="pdp", grid_points=[0.5, 1.0, 1.25])
+    assert {s for s, _ in seen} == {"float32"}    # exact float32 values
