@@ -403,21 +403,22 @@ class LocalModel(InterpretationMethod):
         pandas.DataFrame
             One output: a column ``prediction`` (the lasso's linear predictor). Several outputs:
             the class probabilities, one column per output of the predictor (a class left out
-            of the fit gets 0).
+            of the fit gets 0). The index is ``newdata``'s.
         """
         if self.model is None:
             raise RuntimeError("LocalModel has no fitted model yet: call explain(x_interest) first")
         nd = self.x_interest if newdata is None else check_x_interest(self.sampler, newdata, "newdata")
         _, _, m = recode(self.sampler, nd, self.x_interest)
+        index = newdata.index if isinstance(newdata, pd.DataFrame) else nd.index   # (iml drops R's row names)
         if self.model.family == "gaussian":
             pred = _glmnet.predict(self.model, m, s_index=self.best_fit_index)
-            return pd.DataFrame({"prediction": np.asarray(pred, dtype=float).reshape(-1)})
+            return pd.DataFrame({"prediction": np.asarray(pred, dtype=float).reshape(-1)}, index=index)
         probs = _glmnet.predict(self.model, m, s_index=self.best_fit_index, type="response")
         outputs = self._outputs   # the fit's own outputs, whatever class_ is now (as iml)
         out = np.zeros((len(nd), len(outputs)))
         for j, c in enumerate(self._classes):
             out[:, outputs.index(c)] = probs[:, j]
-        return pd.DataFrame(out, columns=outputs)
+        return pd.DataFrame(out, columns=outputs, index=index)
 
     def _params_repr(self) -> list:
         return [f"k: {self.k}", f"dist_fun: {self.dist_fun}"]

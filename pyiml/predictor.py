@@ -599,12 +599,13 @@ class Predictor:
         Returns
         -------
         pandas.DataFrame
-            One column per output, iml's names, index 0..n-1.
+            One column per output, iml's names, with ``newdata``'s index.
         """
         if not isinstance(newdata, pd.DataFrame):
             raise TypeError(f"newdata must be a pandas DataFrame, not {type(newdata).__name__}")
         values = self.predict_array(newdata)
-        return pd.DataFrame(values, columns=self.output_names, copy=values.base is not None)
+        # newdata's row labels (iml drops R's row names): test["pred"] = p.predict(test)["pred"] aligns
+        return pd.DataFrame(values, columns=self.output_names, index=newdata.index, copy=values.base is not None)
 
     def _features_of(self, newdata: pd.DataFrame) -> pd.DataFrame:
         """``newdata`` restricted to the feature columns, in feature order (no copy if it is)."""

@@ -333,18 +333,20 @@ class TreeSurrogate(InterpretationMethod):
         Returns
         -------
         pandas.DataFrame
-            One output: a column ``.y.hat`` (the leaf means).
+            One output: a column ``.y.hat`` (the leaf means). The index is ``newdata``'s.
         """
         if type not in ("prob", "class"):
             raise ValueError(f"type must be 'prob' or 'class', got {shown(type)}")
         nd = self._newdata(newdata)
         T = self._fit.predict(nd)
         outputs = self._tree_outputs()
+        # newdata's row labels (iml drops R's row names; pandas users align on the index)
+        index = newdata.index if isinstance(newdata, pd.DataFrame) else nd.index
         if not self._multiclass:
-            return pd.DataFrame({".y.hat": T[:, 0]})
+            return pd.DataFrame({".y.hat": T[:, 0]}, index=index)
         if type == "class":
-            return pd.DataFrame({".class": np.asarray(outputs, dtype=object)[np.argmax(T, axis=1)]})
-        return pd.DataFrame(T, columns=outputs)
+            return pd.DataFrame({".class": np.asarray(outputs, dtype=object)[np.argmax(T, axis=1)]}, index=index)
+        return pd.DataFrame(T, columns=outputs, index=index)
 
     def r_squared_on(self, newdata: pd.DataFrame):
         """Fidelity on other data, e.g. held-out rows: ``1 - var(tree - model) / var(model)``.

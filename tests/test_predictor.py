@@ -625,3 +625,20 @@ def test_single_feature_message_names_data_and_the_column():
     with pytest.raises(ValueError, match=r"Only 1 feature was provided.*data has one feature column, 'a', besides "
                                          r"the target"):
         Predictor(predict_function=lambda d: d["a"], data=pd.DataFrame({"a": [1.0, 2.0], "y": [1.0, 2.0]}), y="y")
+
+
+def test_predictions_keep_newdatas_row_labels():
+    """pandas in and out: Predictor, TreeSurrogate and LocalModel predictions carry newdata's
+    index, so test['pred'] = p.predict(test)['pred'] aligns (iml drops R's row names; a reset
+    index gave NaN or another row's prediction)."""
+    from pyiml import LocalModel, TreeSurrogate
+
+    rng = np.random.default_rng(5)
+    X = pd.DataFrame(rng.normal(size=(60, 3)), columns=list("abc"))
+    p = Predictor(predict_function=lambda d: d["a"].to_numpy() * 2 - d["b"].to_numpy(), data=X)
+    test = X.sample(10, random_state=3)
+    for frame in (p.predict(test), TreeSurrogate(p, maxdepth=2).predict(test),
+                  LocalModel(p, X.iloc[[0]], k=2).predict(test)):
+        assert list(frame.index) == list(test.index)
+    assigned = test.assign(pred=p.predict(test)["pred"])
+    np.testing.assert_array_equal(assigned["pred"], test["a"] * 2 - test["b"])

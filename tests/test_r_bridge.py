@@ -527,7 +527,8 @@ def test_predictor_type_reaches_an_rmodels_predict_as_in_iml(r, iris):
             got = pyiml.Predictor(model, data=iris, y="Species", type=typ).predict(nd)
             rp = r_predictor(iris, y="Species", model=model, type=typ)
             want = convert.r2py(r.r_eval("p$predict(nd)", p=rp, nd=convert.py2r(nd)))
-            pd.testing.assert_frame_equal(got, want, check_dtype=False)
+            assert list(got.index) == list(nd.index)    # newdata's row labels (iml drops R's row names)
+            pd.testing.assert_frame_equal(got.reset_index(drop=True), want, check_dtype=False)
     got = pyiml.FeatureEffect(pyiml.Predictor(m, data=iris, y="Species", type="class"), "Petal.Length", method="pdp",
                               grid_size=5).results
     want = riml("FeatureEffect", r_predictor(iris, y="Species", model=m, type="class"), feature="Petal.Length",

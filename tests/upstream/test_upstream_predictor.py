@@ -65,7 +65,9 @@ def r_field(r, rp, code: str):
 def r_predict(r, rp, newdata: pd.DataFrame) -> pd.DataFrame:
     from r_bridge import convert
 
-    return convert.r2py(r.r_eval("p$predict(nd)", p=rp, nd=convert.py2r(newdata)))
+    out = convert.r2py(r.r_eval("p$predict(nd)", p=rp, nd=convert.py2r(newdata)))
+    out.index = newdata.index    # pyiml keeps newdata's row labels, iml drops R's (docs/differences.md)
+    return out
 
 
 # ---------------------------------------------------------------------------- classification
