@@ -171,3 +171,18 @@ def test_infinite_values_are_drawn_at_the_panels_edge():
     assert sorted(fi.axes[0].collections[1].get_offsets()[:, 0]) == pytest.approx([1.5, 2.05])
     assert sh.axes[0].get_xlim() == pytest.approx((-1.05, 0.05))
     assert sorted(p.get_width() for p in sh.axes[0].patches) == pytest.approx([-1.0, 0.05])
+
+
+def test_rows_by_text_splits_as_the_text_filter_does():
+    """The facets' and levels' rows come from one grouping (was one astype(str) pass per facet:
+    quadratic in the number of classes or levels); the same rows, in row order."""
+    from pyiml.plotting._common import rows_by_text, rows_of
+
+    rng = np.random.default_rng(0)
+    table = pd.DataFrame({"k": pd.Categorical(rng.choice(["b", "a", "c"], 50), categories=["c", "b", "a", "z"]),
+                          "x": rng.choice([1.0, 2.5, np.nan], 50), "v": np.arange(50)})
+    for col in ("k", "x"):
+        groups = rows_by_text(table[col])
+        for key in list(table[col].astype(str).unique()) + ["z", "nope"]:
+            want = table[table[col].astype(str) == key]
+            pd.testing.assert_frame_equal(rows_of(table, groups, key), want)

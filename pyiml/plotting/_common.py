@@ -119,6 +119,23 @@ def class_list(col: pd.Series) -> list:
     return list(col.cat.categories) if hasattr(col, "cat") else list(dict.fromkeys(col))
 
 
+def rows_by_text(values) -> Dict[str, np.ndarray]:
+    """Row positions of each distinct value of ``values`` read as text (``str``), in row order.
+
+    One conversion to text and one stable sort for the whole column, so that splitting a long
+    table into K facets or levels costs O(n log n), not K passes of ``astype(str) == ...``."""
+    text = pd.Series(values).astype(str).to_numpy()
+    codes, uniq = pd.factorize(text)
+    order = np.argsort(codes, kind="stable")
+    bounds = np.cumsum(np.bincount(codes, minlength=len(uniq)))[:-1]
+    return dict(zip(uniq, np.split(order, bounds)))
+
+
+def rows_of(table: pd.DataFrame, groups: Dict[str, np.ndarray], key) -> pd.DataFrame:
+    """The rows of ``table`` whose value read as text is ``str(key)`` (:func:`rows_by_text`)."""
+    return table.iloc[groups.get(str(key), np.empty(0, dtype=np.intp))]
+
+
 def faceted_figure(res: pd.DataFrame, class_col: str, n_levels: int,
                    draw: Callable[[object, pd.DataFrame], None], width: float = 3.2,
                    per_level: float = 0.35) -> Figure:
@@ -127,8 +144,9 @@ def faceted_figure(res: pd.DataFrame, class_col: str, n_levels: int,
     nrow, ncol = wrap_dims(max(len(classes), 1))
     fig = Figure(figsize=(width * ncol, 0.6 + per_level * max(n_levels, 2) * nrow))
     axes = facet_axes(fig, len(classes))
+    groups = rows_by_text(res[class_col])
     for ax, cl in zip(axes, classes):
-        draw(ax, res[res[class_col].astype(str) == str(cl)])
+        draw(ax, rows_of(res, groups, cl))
         ax.set_title(literal(cl), fontsize=9)
     outer_labels(axes, ncol)
     fig.tight_layout()

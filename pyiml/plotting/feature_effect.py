@@ -38,7 +38,7 @@ from matplotlib.collections import PatchCollection
 
 from .._algorithms.rformat import r_as_character
 from ._common import (PT as _PT, POINT_S as _POINT_S, boxplot, discrete_axis, lab_colormap, literal, outer_labels,
-                      unstick, wrap_dims)
+                      rows_by_text, rows_of, unstick, wrap_dims)
 
 __all__ = ["plot_feature_effect", "plot_feature_effects", "y_axis_label", "GGPLOT_FILL"]
 
@@ -149,7 +149,9 @@ def _draw_1d(fig, ax, fe, res: pd.DataFrame, rug: bool, ylim, ylabel: Optional[s
         pos = discrete_axis(ax, "x", levels)
         if fe.method in ("ice", "pdp+ice"):
             ice = res[res[".type"] == "ice"]
-            groups = [ice.loc[ice[f].astype(str) == s, ".value"].to_numpy() for s in pos]
+            rows = rows_by_text(ice[f])
+            values = ice[".value"].to_numpy()
+            groups = [values[rows.get(s, np.empty(0, dtype=np.intp))] for s in pos]
             boxplot(ax, groups, list(pos.values()))
         else:
             xs = np.array([pos[str(v)] for v in res[f]])
@@ -254,8 +256,9 @@ def _draw_2d(fig, ax, fe, res: pd.DataFrame, rug: bool, show_data: bool, label: 
         fnum = f2 if fcat == f1 else f1
         levels = _levels(res[fcat])
         colors = _hue_colors(len(levels))
+        rows = rows_by_text(res[fcat])
         for lv, col in zip(levels, colors):
-            sub = res[res[fcat].astype(str) == str(lv)]
+            sub = rows_of(res, rows, lv)
             sub = sub.sort_values(fnum, kind="stable")
             ax.plot(sub[fnum].to_numpy(dtype=float), sub[".value"].to_numpy(dtype=float), color=col, label=literal(lv))
         ax.legend(title=literal(fcat), fontsize=7, title_fontsize=8, frameon=False)
@@ -350,8 +353,9 @@ def _draw_effect(fig: Figure, spec, fe, rug: bool, show_data: bool, ylim, ylabel
     axes = _facet_grid(fig, spec, len(classes))
     mappables = []
     y_range = _value_range(fe, res) if fe.n_features == 1 and ylim is not None else None
+    rows = rows_by_text(res[".class"]) if multi else None
     for ax, cl in zip(axes, classes):
-        sub = res if cl is None else res[res[".class"].astype(str) == str(cl)]
+        sub = res if cl is None else rows_of(res, rows, cl)
         if fe.n_features == 1:
             _draw_1d(fig, ax, fe, sub, rug, ylim, ylabel, y_range)
         else:
