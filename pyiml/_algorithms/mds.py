@@ -80,8 +80,10 @@ def level_distances(X: pd.DataFrame, codes: np.ndarray, K: int, exclude: str) ->
             ok = xc >= 0
             tab = np.bincount(codes[ok] * M + xc[ok], minlength=K * M).reshape(K, M)
             A = tab / counts[:, None]
-            diff = np.abs(A[:, None, :] - A[None, :, :]).astype(np.longdouble)
-            d = (np.cumsum(diff, axis=2)[:, :, -1] / 2).astype(float)
+            d = np.empty((K, K))
+            for a, b in _row_blocks(K, K * M):   # (K, K, M) in blocks of rows: memory O(K² + block)
+                diff = np.abs(A[a:b, None, :] - A[None, :, :]).astype(np.longdouble)
+                d[a:b] = (np.cumsum(diff, axis=2)[:, :, -1] / 2).astype(float)
         else:
             x = col.to_numpy(dtype=float)
             fin = ~np.isnan(x)
@@ -102,9 +104,18 @@ def level_distances(X: pd.DataFrame, codes: np.ndarray, K: int, exclude: str) ->
                 )
             F = np.empty((K, m))
             F[:, order] = np.cumsum(hist[:, :m], axis=1) / size[:, None]
-            d = np.max(np.abs(F[:, None, :] - F[None, :, :]), axis=2)
+            d = np.empty((K, K))
+            for a, b in _row_blocks(K, K * m):
+                d[a:b] = np.max(np.abs(F[a:b, None, :] - F[None, :, :]), axis=2)
         D = D + d
     return D
+
+
+def _row_blocks(K: int, per_row: int, budget: int = 1 << 21):
+    """Ranges of rows ``(a, b)`` covering 0..K whose ``(b - a) * per_row`` values stay within
+    ``budget`` (at least one row each)."""
+    step = max(1, budget // max(per_row, 1))
+    return [(a, min(K, a + step)) for a in range(0, K, step)]
 
 
 def double_centre(a: np.ndarray) -> np.ndarray:
@@ -114,16 +125,11 @@ def double_centre(a: np.ndarray) -> np.ndarray:
     """
     a = np.array(a, dtype=float)
     n = a.shape[0]
-    for i in range(n):
-        s = 0.0
-        for j in range(n):
-            s += a[i, j]
-        a[i, :] -= s / n
-    for j in range(n):
-        s = 0.0
-        for i in range(n):
-            s += a[i, j]
-        a[:, j] -= s / n
+    if n == 0:
+        return a
+    # np.cumsum adds strictly in order, as the C loops do (np.sum would add pairwise)
+    a -= np.cumsum(a, axis=1)[:, -1:] / n
+    a -= np.cumsum(a, axis=0)[-1:, :] / n
     return a
 
 
