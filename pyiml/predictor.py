@@ -266,7 +266,7 @@ def _to_frame(raw, vector_name: str, matrix_prefix: str) -> pd.DataFrame:
 
 def _statsmodels_predict(m, newdata):
     if getattr(m.model, "formula", None) is not None:
-        return np.asarray(m.predict(newdata))
+        return _statsmodels_classes(m, np.asarray(m.predict(newdata)))
     names = list(getattr(m.model, "exog_names", []) or [])
     X = newdata.copy()
     for c in names:
@@ -275,7 +275,16 @@ def _statsmodels_predict(m, newdata):
     missing = [c for c in names if c not in X.columns]
     if missing:
         raise ValueError(f"the statsmodels model needs exog column(s) {missing} that data does not have")
-    return np.asarray(m.predict(X[names]))
+    return _statsmodels_classes(m, np.asarray(m.predict(X[names])))
+
+
+def _statsmodels_classes(m, pred: np.ndarray):
+    """A multinomial model's probability matrix (MNLogit) with its columns named by the classes
+    of the endog it was fitted on (statsmodels' ``_ynames_map``), not by column numbers."""
+    classes = getattr(m.model, "_ynames_map", None)
+    if pred.ndim == 2 and isinstance(classes, dict) and len(classes) == pred.shape[1]:
+        return pd.DataFrame(pred, columns=[str(classes[i]) for i in range(pred.shape[1])])
+    return pred
 
 
 def _check_class(class_) -> Optional[List[str]]:
@@ -542,6 +551,18 @@ class Predictor:
                     f"data lacks the feature column(s) {lacking} that the {model.__class__.__name__} model was fitted "
                     f"with (feature_names_in_); data's features are {self.data.feature_names}: pass data with "
                     "every column the model needs (and y as its target)")
+        elif predict_function is None and model is not None and not _is_statsmodels_results(model):
+            try:
+                n_in = getattr(model, "n_features_in_", None)
+            except Exception:     # a property that fails (an unfitted step of a pipeline)
+                n_in = None
+            p = self.data.n_features
+            if isinstance(n_in, (int, np.integer)) and not isinstance(n_in, bool) and n_in != p:
+                raise ValueError(
+                    f"the {model.__class__.__name__} model was fitted on an array of {n_in} columns (n_features_in_, "
+                    f"no column names), but data has {p} features {self.data.feature_names}: pass data with exactly "
+                    "the model's columns, in the order it was fitted with (and y as its target), or fit the model on "
+                    "a DataFrame so that its columns are found by name")
         self._call, self._vector_name, self._matrix_prefix = _raw_prediction(model, predict_function, type)
         self._feature_cols: Optional[tuple] = None  # (newdata.columns seen last, the features it has)
         self.output_names: Optional[List[str]] = None

@@ -642,3 +642,33 @@ def test_predictions_keep_newdatas_row_labels():
         assert list(frame.index) == list(test.index)
     assigned = test.assign(pred=p.predict(test)["pred"])
     np.testing.assert_array_equal(assigned["pred"], test["a"] * 2 - test["b"])
+
+
+def test_statsmodels_mnlogit_outputs_are_named_by_its_classes():
+    """An MNLogit's probability columns are named by the classes of its endog ('10', '11',
+    '12'), so label losses compare y with the right classes (were the column numbers: error
+    0.92 where 1 - accuracy is 0.16, no warning)."""
+    import statsmodels.api as sm
+    import statsmodels.formula.api as smf
+
+    rng = np.random.default_rng(8)
+    d = pd.DataFrame({"a": rng.normal(size=300), "b": rng.normal(size=300)})
+    d["cls"] = np.digitize(d.a + 0.3 * rng.normal(size=300), [-0.5, 0.5]) + 10
+    for fit in (smf.mnlogit("cls ~ a + b", data=d).fit(disp=0),
+                sm.MNLogit(d["cls"], sm.add_constant(d[["a", "b"]])).fit(disp=0)):
+        p = Predictor(fit, data=d, y="cls")
+        pred = p.predict(d)
+        assert list(pred.columns) == ["10", "11", "12"]
+        accuracy = (pred.columns.astype(int)[pred.to_numpy().argmax(axis=1)] == d["cls"]).mean()
+        imp = FeatureImp(p, "ce", n_repetitions=2, random_state=1)
+        assert imp.original_error == pytest.approx(1 - accuracy)
+        assert imp.results["feature"].iloc[0] == "a"
+
+
+def test_model_fitted_on_an_array_needs_data_with_its_column_count():
+    X = pd.DataFrame(np.random.default_rng(0).normal(size=(30, 3)), columns=list("abc"))
+    y = X["a"] * 2
+    m = LinearRegression().fit(X.to_numpy(), y)
+    with pytest.raises(ValueError, match=r"fitted on an array of 3 columns .*data has 4 features"):
+        Predictor(m, data=X.assign(row_id=np.arange(30)), y=y)
+    np.testing.assert_allclose(Predictor(m, data=X, y=y).predict(X)["pred"], y)
