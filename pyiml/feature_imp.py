@@ -48,6 +48,28 @@ def _label_strings(values) -> np.ndarray:
     return s.astype(str).to_numpy(dtype=object)
 
 
+def _numeric_class_names(y: pd.Series, outputs: List[str]):
+    """A numeric target as the names of the model's classes when those are numbers that y's
+    values equal (a classifier fitted on a float target names its classes ``0.0``, ``1.0``,
+    where R's ``as.character`` writes y's values ``0``, ``1``); None otherwise."""
+    if not pd.api.types.is_numeric_dtype(y.dtype) or pd.api.types.is_bool_dtype(y.dtype):
+        return None
+    try:
+        values = np.array([float(c) for c in outputs])
+    except ValueError:
+        return None
+    if np.unique(values).size != values.size:
+        return None
+    v = y.to_numpy(dtype=float)
+    pos = np.searchsorted(np.sort(values), v)
+    order = np.argsort(values)
+    pos = np.clip(pos, 0, values.size - 1)
+    hit = values[order[pos]] == v
+    if not hit.all():
+        return None
+    return np.asarray(outputs, dtype=object)[order[pos]]
+
+
 class FeatureImp(InterpretationMethod):
     """Permutation feature importance.
 
@@ -160,6 +182,12 @@ class FeatureImp(InterpretationMethod):
         self._multiclass = preds.shape[1] > 1
         self._outputs = list(predictor.output_names)
         y = data.y.iloc[:, 0]
+        if data.y.shape[1] > 1:
+            warnings.warn(
+                f"y has {data.y.shape[1]} columns {list(data.y_names)}: FeatureImp compares the model's output(s) "
+                f"{self._outputs} with the first, {data.y_names[0]!r}, as iml does. If another column is the target "
+                "of the explained output (class_), give the Predictor that column alone as y",
+                UserWarning, stacklevel=user_stacklevel())
         if y.isna().any():
             raise ValueError(
                 f"the target y ({data.y_names[0]!r}) has {int(y.isna().sum())} missing value(s): FeatureImp needs "
@@ -252,7 +280,9 @@ class FeatureImp(InterpretationMethod):
         if pd.api.types.is_bool_dtype(y.dtype) and len(self._outputs) == 1:
             numeric = True  # against one numeric output R's Metrics coerce a logical target to 0/1
         if self.on == "prob" and not (numeric and len(self._outputs) == 1):
-            labels = _label_strings(y)
+            labels = _numeric_class_names(y, self._outputs)
+            if labels is None:
+                labels = _label_strings(y)
             onehot = (labels[:, None] == np.asarray(self._outputs, dtype=object)[None, :]).astype(float)
             if not onehot.any():
                 raise ValueError(
@@ -269,13 +299,15 @@ class FeatureImp(InterpretationMethod):
                     "loss ('ce', 'f1'), on='prob' to compare the class probabilities with the one-hot target, or "
                     "class_= in Predictor to keep one output column"
                 )
-            labels = _label_strings(y)
+            labels = _numeric_class_names(y, self._outputs)
+            if labels is None:
+                labels = _label_strings(y)
             if not np.isin(labels, np.asarray(self._outputs, dtype=object)).any():
                 warnings.warn(
                     f"no value of y ({sorted(set(labels.tolist()))[:5]}) is one of the model's classes "
-                    f"({self._outputs}), so every predicted label counts as wrong (iml does the same). The names "
-                    "must match as text: e.g. a scikit-learn classifier fitted on 0.0/1.0 names its classes "
-                    "'0.0'/'1.0' while y's values read '0'/'1'; fit the model on y's labels",
+                    f"({self._outputs}), so every predicted label counts as wrong (iml does the same). y's values "
+                    "must be the model's classes (as text, or as numbers for a numeric y): give y the labels the "
+                    "model was fitted on",
                     UserWarning, stacklevel=user_stacklevel())
             return labels
         if numeric:  # with one output column: the probability against a 0/1 target, as iml does

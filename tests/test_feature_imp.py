@@ -366,9 +366,10 @@ def test_label_loss_warns_when_no_target_value_is_a_predicted_class():
 
     rng = np.random.default_rng(4)
     X = pd.DataFrame({"a": rng.normal(size=80), "b": rng.normal(size=80)})
-    y = (X["a"] > 0).astype(float)                # 0.0 / 1.0: classes_ named "0.0", "1.0"; y reads "0", "1"
-    P = Predictor(LogisticRegression().fit(X, y), data=X.assign(y=y), y="y")
-    with pytest.warns(UserWarning, match=r"no value of y \(\['0', '1'\]\) is one of the model's classes \(\['0.0', '1.0'\]\)"):
+    y = (X["a"] > 0).astype(float)                # 0.0 / 1.0: classes_ named "0.0", "1.0"
+    # a target coded otherwise (1/2) matches no class, as text or as a number
+    P = Predictor(LogisticRegression().fit(X, y), data=X.assign(y=y + 1), y="y")
+    with pytest.warns(UserWarning, match=r"no value of y \(\['1', '2'\]\) is one of the model's classes \(\['0.0', '1.0'\]\)"):
         fi = FeatureImp(P, "ce", random_state=1)
     assert fi.original_error == 1.0
     ok = Predictor(LogisticRegression().fit(X, y.astype(int)), data=X.assign(y=y.astype(int)), y="y")
@@ -611,3 +612,37 @@ def test_callable_loss_on_labels_and_probabilities_says_how_to_fix():
     assert "class labels (such as 'no')" in notes and "on='prob'" in notes
     imp = FeatureImp(p, brier, n_repetitions=1, random_state=1, on="prob")
     assert imp.results["feature"].iloc[0] == "a"
+
+
+def test_several_target_columns_warn_that_the_first_is_used():
+    """y with two columns and class_ selecting the second output: iml (and pyiml, for parity)
+    scores the output against the first column; pyiml says so."""
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.normal(size=50), "b": rng.normal(size=50)})
+    Y = pd.DataFrame({"y1": 2 * X["a"], "y2": -X["b"]})
+    p = Predictor(predict_function=lambda d: pd.DataFrame({"o1": 2 * d["a"], "o2": -d["b"]}), data=X, y=Y,
+                  class_="o2")
+    with pytest.warns(UserWarning, match=r"y has 2 columns \['y1', 'y2'\].*with the first, 'y1'"):
+        imp = FeatureImp(p, "mse", n_repetitions=1, random_state=1)
+    assert imp.original_error == pytest.approx(float(np.mean((-X["b"] - Y["y1"]) ** 2)))
+
+
+def test_float_target_matches_a_classifier_fitted_on_it():
+    """A classifier fitted on a float target names its classes '0.0', '1.0', '2.0'; y's values
+    are matched to them as numbers (were written '0', '1', '2' as R writes them: no match, an
+    error of 1 and every importance 1)."""
+    from sklearn.linear_model import LogisticRegression
+
+    rng = np.random.default_rng(9)
+    X = pd.DataFrame({"a": rng.normal(size=200), "b": rng.normal(size=200)})
+    y = np.digitize(X["a"] + 0.3 * rng.normal(size=200), [-0.5, 0.5]).astype(float)
+    m = LogisticRegression().fit(X, y)
+    p = Predictor(m, data=X.assign(y=y), y="y")
+    assert p.predict(X.head(2)).columns.tolist() == ["0.0", "1.0", "2.0"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        imp = FeatureImp(p, "ce", n_repetitions=2, random_state=1)
+    assert imp.original_error == pytest.approx(1 - (m.predict(X) == y).mean())
+    assert imp.results["feature"].iloc[0] == "a" and imp.results["importance"].iloc[0] > 2
+    prob = FeatureImp(p, "mse", n_repetitions=2, random_state=1, on="prob")
+    assert prob.results["feature"].iloc[0] == "a"
