@@ -274,8 +274,15 @@ def _statsmodels_predict(m, newdata):
             X[c] = 1.0
     missing = [c for c in names if c not in X.columns]
     if missing:
-        raise ValueError(f"the statsmodels model needs exog column(s) {missing} that data does not have")
+        raise ValueError(_statsmodels_missing(m, missing))
     return _statsmodels_classes(m, np.asarray(m.predict(X[names])))
+
+
+def _statsmodels_missing(m, missing: List[str]) -> str:
+    return (f"the statsmodels model needs the exog column(s) {missing} (its exog_names "
+            f"{list(m.model.exog_names)}) that data does not have: a model fitted on an array names its columns "
+            "x1, x2, ...; rename data's columns to those names (the constant is added for you), or fit the model on "
+            "a DataFrame")
 
 
 def _statsmodels_classes(m, pred: np.ndarray):
@@ -551,6 +558,12 @@ class Predictor:
                     f"data lacks the feature column(s) {lacking} that the {model.__class__.__name__} model was fitted "
                     f"with (feature_names_in_); data's features are {self.data.feature_names}: pass data with "
                     "every column the model needs (and y as its target)")
+        elif predict_function is None and _is_statsmodels_results(model) and \
+                getattr(model.model, "formula", None) is None:
+            missing = [c for c in (getattr(model.model, "exog_names", None) or [])
+                       if c not in self.data.feature_names and c.lower() not in ("const", "intercept")]
+            if missing:
+                raise ValueError(_statsmodels_missing(model, missing))
         elif predict_function is None and model is not None and not _is_statsmodels_results(model):
             try:
                 n_in = getattr(model, "n_features_in_", None)

@@ -672,3 +672,16 @@ def test_model_fitted_on_an_array_needs_data_with_its_column_count():
     with pytest.raises(ValueError, match=r"fitted on an array of 3 columns .*data has 4 features"):
         Predictor(m, data=X.assign(row_id=np.arange(30)), y=y)
     np.testing.assert_allclose(Predictor(m, data=X, y=y).predict(X)["pred"], y)
+
+
+def test_statsmodels_array_model_without_data_columns_is_caught_in_predictor():
+    import statsmodels.api as sm
+
+    rng = np.random.default_rng(1)
+    X = pd.DataFrame(rng.normal(size=(40, 2)), columns=["a", "b"])
+    y = X["a"] - X["b"]
+    fit = sm.OLS(y.to_numpy(), sm.add_constant(X.to_numpy())).fit()
+    with pytest.raises(ValueError, match=r"exog column\(s\) \['x1', 'x2'\].*rename data's columns"):
+        Predictor(fit, data=X, y=y)
+    renamed = X.rename(columns={"a": "x1", "b": "x2"})
+    np.testing.assert_allclose(Predictor(fit, data=renamed, y=y).predict(renamed)["pred"], y, atol=1e-12)
