@@ -244,6 +244,13 @@ class Data:
             y_names = [".y"]
         if y_frame is not None:
             y_frame = _numbers_as_numbers(y_frame)
+            odd = {str(c): str(dt) for c, dt in y_frame.dtypes.items()
+                   if isinstance(dt, np.dtype) and dt.kind in "mMc" or isinstance(dt, pd.DatetimeTZDtype)}
+            if odd:
+                raise TypeError(
+                    f"y must hold numbers or class labels, but {', '.join(f'{c!r} is {t}' for c, t in odd.items())}: "
+                    "convert it first (dates and durations to numbers, e.g. days; complex values to their real or "
+                    "absolute part)")
         labels = [c for c in X.columns if c not in y_names]
         Xf = X.loc[:, labels].reset_index(drop=True)
         # numpy's np.str_ labels (columns=list(np.array([...]))) as plain str names: numpy 2 would

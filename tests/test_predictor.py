@@ -685,3 +685,11 @@ def test_statsmodels_array_model_without_data_columns_is_caught_in_predictor():
         Predictor(fit, data=X, y=y)
     renamed = X.rename(columns={"a": "x1", "b": "x2"})
     np.testing.assert_allclose(Predictor(fit, data=renamed, y=y).predict(renamed)["pred"], y, atol=1e-12)
+
+
+@pytest.mark.parametrize("y", [pd.Series(pd.date_range("2020", periods=4)), pd.Series(pd.to_timedelta([1, 2, 3, 4], "D")),
+                               np.array([1 + 1j, 2, 3, 4])])
+def test_dates_durations_and_complex_targets_are_type_errors(y):
+    X = pd.DataFrame({"a": [1.0, 2, 3, 4], "b": [0.0, 1, 0, 1]})
+    with pytest.raises(TypeError, match="y must hold numbers or class labels.*convert it first"):
+        Predictor(predict_function=lambda d: d["a"], data=X, y=y)
