@@ -157,6 +157,24 @@ def _check_center_at(center_at) -> Optional[float]:
     return center_at
 
 
+def _range(col: pd.Series):
+    """(min, max) of a numeric column as floats (NaN when it has missing values)."""
+    x = col.to_numpy(dtype=float, na_value=np.nan) if isinstance(col.dtype, pd.api.extensions.ExtensionDtype) \
+        else col.to_numpy(dtype=float)
+    return float(x.min()), float(x.max())
+
+
+def _finite_range(col: pd.Series):
+    """(min, max) of a numeric column's finite values, as the grids take them; (NaN, NaN) when it
+    has none. One pass over the column where every value is finite."""
+    lo, hi = _range(col)
+    if np.isfinite(lo) and np.isfinite(hi):
+        return lo, hi
+    x = col.to_numpy(dtype=float, na_value=np.nan)
+    x = x[np.isfinite(x)]
+    return (float(x.min()), float(x.max())) if x.size else (float("nan"), float("nan"))
+
+
 def _has_missing(col: pd.Series, encoded: np.ndarray) -> bool:
     """Whether a feature has missing values (fast on the encoded array)."""
     kind = encoded.dtype.kind
@@ -384,14 +402,13 @@ class FeatureEffect(_LazyResults, InterpretationMethod):
             else:
                 # a PDP/ICE grids the finite values and replaces the feature in every row, so rows
                 # with a missing value in it are kept (iml: get.grid drops non-finite values)
-                x = col.to_numpy(dtype=float, na_value=np.nan)
-                x = x[np.isfinite(x)] if numeric_grid else x
-                if x.size == 0:
+                lo, hi = _finite_range(col) if numeric_grid else _range(col)
+                if numeric_grid and not np.isfinite(lo):
                     raise ValueError(
                         f"feature {shown(f)} does not contain any finite values (iml: 'Feature does not contain "
                         "any finite values.'); choose a feature with numbers"
                     )
-                n_distinct = 1 if x.min() == x.max() else 2
+                n_distinct = 1 if lo == hi else 2
             if n_distinct < 2:
                 if self.feature_type[j] != "categorical" and col.nunique(dropna=True) > 1:
                     raise ValueError(
@@ -422,9 +439,7 @@ class FeatureEffect(_LazyResults, InterpretationMethod):
                 raise ValueError(
                     f"center_at needs a numerical feature, but {self.feature_name[0]!r} is categorical"
                 )
-            x = self.sampler.X[self.feature_name[0]].to_numpy(dtype=float, na_value=np.nan)
-            x = x[np.isfinite(x)]      # the grid's range
-            lo, hi = float(x.min()), float(x.max())
+            lo, hi = _finite_range(self.sampler.X[self.feature_name[0]])     # the grid's range
             if not lo <= self._anchor <= hi:
                 raise ValueError(
                     f"center_at={shown(self._anchor)} is outside the range [{lo:g}, {hi:g}] of feature "

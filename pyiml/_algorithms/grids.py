@@ -90,7 +90,8 @@ def grid_1d(values, grid_size: int, feature_type: str, type: str = "equidist"):
     if type not in ("equidist", "quantile"):
         raise ValueError(f"type must be 'equidist' or 'quantile', got {type!r}")
     # (a nullable Int64/Float64 column's pd.NA as NaN: missing, dropped below)
-    x = values.to_numpy(dtype=float, na_value=np.nan) if isinstance(values, pd.Series) else np.asarray(values, float)
+    x = values.to_numpy(dtype=float, na_value=np.nan) if isinstance(values, pd.Series) and isinstance(
+        values.dtype, pd.api.extensions.ExtensionDtype) else np.asarray(values, dtype=float)
     finite = np.isfinite(x)
     if not finite.all():
         x = x[finite]
