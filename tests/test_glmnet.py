@@ -184,6 +184,27 @@ def test_gaussian_path_matches_r(r, seed):
 
 
 @pytest.mark.r
+@pytest.mark.parametrize("seed", range(6))
+def test_wide_gaussian_path_matches_r(r, seed):
+    """64 or more usable variables: the covariance path updates its gradients as arrays (one
+    vector operation per changed coefficient, in the full pass and over the active set); the
+    same bits as glmnet, with many variables active (dense coefficients)."""
+    rng = np.random.default_rng(3000 + seed)
+    n, p = (int(rng.integers(300, 600)), int(rng.integers(64, 200))) if seed % 2 else \
+        (int(rng.integers(40, 90)), int(rng.integers(100, 250)))
+    x = rng.normal(size=(n, p)) * rng.uniform(0.5, 3, size=p)
+    beta = rng.normal(size=p) * (rng.uniform(size=p) < 0.7)
+    y = x @ beta + rng.normal(size=n)
+    w = make_weights(rng, x)
+    newx = rng.normal(size=(5, p))
+    R = r_glmnet(r, x, y, w, "gaussian", newx)
+    fit, pywarn = py_glmnet(x, y, w, "gaussian")
+    assert (fit.df >= 48).any()          # the vectorised active-set passes ran (48 or more active)
+    assert_same_path(fit, R, pywarn)
+    assert_same_predictions(fit, R, newx)
+
+
+@pytest.mark.r
 @pytest.mark.parametrize("family", ["gaussian", "multinomial"])
 def test_a_column_whose_spread_underflows_matches_r_without_numpy_warnings(r, family):
     """Values of order 1e-300: the weighted variance underflows to 0 and standardising divides

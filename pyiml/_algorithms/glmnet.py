@@ -57,7 +57,7 @@ import functools
 import math
 import warnings
 from dataclasses import dataclass, field
-from typing import List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 
@@ -597,12 +597,20 @@ class _GramRows(dict):
         super().__init__()
         self._X = X
         self._xv = xv
+        self._arrays: Dict[int, np.ndarray] = {}   # the same rows as float arrays
 
     def __missing__(self, k: int) -> List[float]:
         r = _eigen_dots(self._X, np.ascontiguousarray(self._X[:, k]))
         r[k] = self._xv[k]
+        self._arrays[k] = r
         row = self[k] = r.tolist()
         return row
+
+    def array(self, k: int) -> np.ndarray:
+        """Row ``k`` as a float array (the values of ``self[k]``)."""
+        if k not in self._arrays:
+            self[k]   # noqa: B018 (computes and stores both forms)
+        return self._arrays[k]
 
 
 def _elnet_cov(g0, gram, xv, nlam, flmin, thr, maxit, ne, nx):
@@ -620,6 +628,7 @@ def _elnet_cov(g0, gram, xv, nlam, flmin, thr, maxit, ne, nx):
     p = len(g0)
     g = [float(t) for t in g0]
     C = gram
+    full_pass = _full_pass_vectorised if p >= 64 and hasattr(C, "array") else _full_pass
     xvl = [float(t) for t in xv]
     a = [0.0] * p
     is_act = [False] * p
@@ -655,29 +664,7 @@ def _elnet_cov(g0, gram, xv, nlam, flmin, thr, maxit, ne, nx):
             while True:
                 # full pass over every usable variable
                 nlp += 1
-                dlx = 0.0
-                nab = -ab
-                for k in allk:
-                    ak = a[k]
-                    xvk = xvl[k]
-                    u = g[k] + ak * xvk
-                    # soft threshold copysign(|u| - ab, u) / xvk, without the calls (same bits)
-                    an = (u - ab) / xvk if u > ab else ((u + ab) / xvk if u < nab else 0.0)
-                    if an == ak:
-                        continue
-                    if not is_act[k]:
-                        if len(active) + 1 > nx:
-                            raise _MaxActiveReached
-                        is_act[k] = True
-                        active.append(k)
-                    a[k] = an
-                    d = an - ak
-                    t = xvk * d * d
-                    if t > dlx:
-                        dlx = t
-                    rsq += d * (2.0 * g[k] - d * xvk)
-                    Ck = C[k]
-                    g = [gj - cj * d for gj, cj in zip(g, Ck)]
+                g, dlx, rsq = full_pass(a, g, C, xvl, is_act, active, nx, ab, rsq)
                 if dlx < thr:
                     break
                 if nlp > maxit:
@@ -719,6 +706,99 @@ def _cov_partial(a, g, C, xvl, active, is_act, ab, thr, maxit, nlp, rsq):
     da = [a[k] for k in act]
     rows = [C[k] for k in act]   # every active variable's Gram row exists (made when it entered)
     nab = -ab
+    if len(act) >= 48 and hasattr(C, "array"):
+        nlp, rsq = _cov_partial_active_vectorised(a, g, C, xvl, act, ab, thr, maxit, nlp, rsq)
+    else:
+        nlp, rsq = _cov_partial_active(a, g, xvl, act, rows, ab, nab, thr, maxit, nlp, rsq)
+    # da = old - new for the active set; inactive gradients g_j += sum_l da_l * C[act_l][j]
+    # (the Gram matrix is symmetric: the rows of the active variables hold every entry needed)
+    n_act = len(act)
+    da = [da[i] - a[act[i]] for i in range(n_act)]
+    nonzero = [i for i in range(n_act) if da[i] != 0.0]
+    if not nonzero:
+        return nlp, rsq
+    inactive = [j for j in range(len(g)) if not is_act[j]]
+    if len(inactive) * len(nonzero) < 4096 or not hasattr(C, "array"):
+        for j in inactive:
+            s = 0.0
+            for i in nonzero:
+                s += da[i] * rows[i][j]
+            g[j] += s
+        return nlp, rsq
+    # the same sums in the same order, a vector of inactive gradients at a time
+    idx = np.asarray(inactive, dtype=np.intp)
+    s = np.zeros(idx.size)
+    for i in nonzero:
+        s += da[i] * C.array(act[i])[idx]
+    for j, v in zip(inactive, (np.asarray([g[j] for j in inactive]) + s).tolist()):
+        g[j] = v
+    return nlp, rsq
+
+
+def _full_pass(a, g, C, xvl, is_act, active, nx, ab, rsq):
+    """The full pass of :func:`_elnet_cov` over every usable variable (gradients as a list, the
+    faster form for few variables). Returns the gradients, the largest weighted change and R^2."""
+    dlx = 0.0
+    nab = -ab
+    for k in range(len(g)):
+        ak = a[k]
+        xvk = xvl[k]
+        u = g[k] + ak * xvk
+        # soft threshold copysign(|u| - ab, u) / xvk, without the calls (same bits)
+        an = (u - ab) / xvk if u > ab else ((u + ab) / xvk if u < nab else 0.0)
+        if an == ak:
+            continue
+        if not is_act[k]:
+            if len(active) + 1 > nx:
+                raise _MaxActiveReached
+            is_act[k] = True
+            active.append(k)
+        a[k] = an
+        d = an - ak
+        t = xvk * d * d
+        if t > dlx:
+            dlx = t
+        rsq += d * (2.0 * g[k] - d * xvk)
+        Ck = C[k]
+        g = [gj - cj * d for gj, cj in zip(g, Ck)]
+    return g, dlx, rsq
+
+
+def _full_pass_vectorised(a, g, C, xvl, is_act, active, nx, ab, rsq):
+    """The full pass of :func:`_elnet_cov` over every variable for many variables: the gradients
+    are one array, updated by one vector operation per changed coefficient (the same products
+    and differences, element by element, as the list version: the same bits). Returns the
+    gradients as a list, the largest weighted change and R^2."""
+    gv = np.asarray(g, dtype=float)
+    tmp = np.empty_like(gv)
+    dlx = 0.0
+    nab = -ab
+    for k in range(gv.size):
+        ak = a[k]
+        xvk = xvl[k]
+        gk = gv.item(k)
+        u = gk + ak * xvk
+        an = (u - ab) / xvk if u > ab else ((u + ab) / xvk if u < nab else 0.0)
+        if an == ak:
+            continue
+        if not is_act[k]:
+            if len(active) + 1 > nx:
+                raise _MaxActiveReached
+            is_act[k] = True
+            active.append(k)
+        a[k] = an
+        d = an - ak
+        t = xvk * d * d
+        if t > dlx:
+            dlx = t
+        rsq += d * (2.0 * gk - d * xvk)
+        np.multiply(C.array(k), d, out=tmp)
+        np.subtract(gv, tmp, out=gv)
+    return gv.tolist(), dlx, rsq
+
+
+def _cov_partial_active(a, g, xvl, act, rows, ab, nab, thr, maxit, nlp, rsq):
+    """The passes over the active set of :func:`_cov_partial` (gradients in the list ``g``)."""
     while True:
         nlp += 1
         dlx = 0.0
@@ -738,23 +818,47 @@ def _cov_partial(a, g, C, xvl, active, is_act, ab, thr, maxit, nlp, rsq):
             for j in act:
                 g[j] -= Ck[j] * d
         if dlx < thr:
-            break
+            return nlp, rsq
         if nlp > maxit:
             raise _MaxitReached(nlp)
-    # da = old - new for the active set; inactive gradients g_j += sum_l da_l * C[act_l][j]
-    # (the Gram matrix is symmetric: the rows of the active variables hold every entry needed)
-    n_act = len(act)
-    da = [da[i] - a[act[i]] for i in range(n_act)]
-    nonzero = [(da[i], rows[i]) for i in range(n_act) if da[i] != 0.0]
-    if nonzero:
-        for j in range(len(g)):
-            if is_act[j]:
-                continue
-            s = 0.0
-            for di, Ci in nonzero:
-                s += di * Ci[j]
-            g[j] += s
-    return nlp, rsq
+
+
+def _cov_partial_active_vectorised(a, g, C, xvl, act, ab, thr, maxit, nlp, rsq):
+    """:func:`_cov_partial_active` for many active variables: the active gradients are one
+    array, updated by one vector operation per changed coefficient (the same products and
+    differences, element by element, as the list version: the same bits)."""
+    idx = np.asarray(act, dtype=np.intp)
+    gA = np.asarray([g[k] for k in act], dtype=float)
+    R = np.stack([C.array(k)[idx] for k in act])   # R[i, j] = C[act_i][act_j]
+    nab = -ab
+    tmp = np.empty_like(gA)
+    try:
+        while True:
+            nlp += 1
+            dlx = 0.0
+            for i, k in enumerate(act):
+                ak = a[k]
+                xvk = xvl[k]
+                gk = gA.item(i)
+                u = gk + ak * xvk
+                an = (u - ab) / xvk if u > ab else ((u + ab) / xvk if u < nab else 0.0)
+                if an == ak:
+                    continue
+                a[k] = an
+                d = an - ak
+                t = xvk * d * d
+                if t > dlx:
+                    dlx = t
+                rsq += d * (2.0 * gk - d * xvk)
+                np.multiply(R[i], d, out=tmp)
+                np.subtract(gA, tmp, out=gA)
+            if dlx < thr:
+                return nlp, rsq
+            if nlp > maxit:
+                raise _MaxitReached(nlp)
+    finally:   # the list holds the active gradients again (also when maxit is reached)
+        for k, v in zip(act, gA.tolist()):
+            g[k] = v
 
 
 def _elnet_naive(X, r, xv, nlam, flmin, thr, maxit, ne, nx):
