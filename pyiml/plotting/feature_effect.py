@@ -99,12 +99,11 @@ def _rug(ax, values: np.ndarray, axis: str, width: float, seed: int) -> None:
     from matplotlib.collections import LineCollection
 
     vals = _jitter(np.asarray(values, dtype=float), width, seed)
-    if axis == "x":
-        segs = [((v, 0.0), (v, 0.03)) for v in vals]
-        trans = ax.get_xaxis_transform()
-    else:
-        segs = [((0.0, v), (0.03, v)) for v in vals]
-        trans = ax.get_yaxis_transform()
+    segs = np.zeros((vals.size, 2, 2))        # one tick per value, (value, 0) to (value, 0.03)
+    j, k = (0, 1) if axis == "x" else (1, 0)
+    segs[:, :, j] = vals[:, None]
+    segs[:, 1, k] = 0.03
+    trans = ax.get_xaxis_transform() if axis == "x" else ax.get_yaxis_transform()
     # ggplot's rug is the last layer (drawn over lines and bars): zorder above Line2D's 2
     ax.add_collection(LineCollection(segs, colors="black", alpha=0.2, linewidths=0.5 * _PT, transform=trans,
                                      zorder=_RUG_Z), autolim=False)
