@@ -825,3 +825,20 @@ def test_build_report_checks_seeds_before_any_work(tmp_path, monkeypatch, kw, ex
     with pytest.raises(exc, match=message):
         build_mod.explain_case(demo_cases()[0], methods=["FeatureImp"], **kw)
     assert not (tmp_path / "index.html").exists()
+
+
+def test_additive_model_says_there_is_no_interaction_above_noise(tmp_path, monkeypatch):
+    """H statistics of an additive model are rounding noise (~1e-16): the report says so instead
+    of naming a strongest interaction and drawing its 2-D ALE on a 1e-15 colour scale."""
+    from sklearn.linear_model import LinearRegression
+
+    _no_r(monkeypatch)
+    rng = np.random.default_rng(4)
+    d = pd.DataFrame(rng.normal(size=(80, 4)), columns=["a", "b", "c", "e"])
+    d["y"] = d["a"] * 2 - d["b"] + rng.normal(size=80) * 0.1
+    case = build_mod.Case("additive", "Additive", LinearRegression().fit(d.drop(columns="y"), d["y"]), d, "y")
+    res = build_report([case], out_dir=tmp_path, methods=["interaction"], settings=Settings.small(), seed=1,
+                       progress=False)
+    html = res.path.read_text(encoding="utf-8")
+    assert "No interaction above numerical noise" in html
+    assert "additive-interaction-2way" not in _ids(html)

@@ -329,6 +329,10 @@ def _class_names(y: pd.Series, classes: List[str]) -> np.ndarray:
     return max(ways, key=lambda w: np.isin(w, list(names)).sum())
 
 
+#: H statistics below this are rounding noise of an additive model (about 1e-16 on such models).
+_H_NOISE = 1e-6
+
+
 def _finite_strength(res: pd.DataFrame) -> pd.Series:
     """Interaction results: each ``.feature``'s largest finite H (over classes), in results order;
     features whose H is not finite anywhere are left out."""
@@ -682,7 +686,8 @@ class _CaseExplainer:
         G = self.s.interaction_grid_size
         sec.add(Text(f"Friedman's H statistic (iml reports H, not H²) on a grid of {G} data rows drawn at "
                      "random: the share of a feature's effect variance that comes from interactions with "
-                     "the other features (0: none, 1: all)."))
+                     "the other features (0: none, 1: all; iml's estimate can exceed 1 where a feature's own "
+                     "effect is small next to its interactions, as the denominator is then small)."))
         kwargs = dict(grid_size=G)
 
         def make(rs, **kw):
@@ -705,6 +710,10 @@ class _CaseExplainer:
         if strength.empty:
             sec.add(Note("No finite H statistic (every grid prediction equal, H = 0/0 or noise/0): the two-way "
                          "interactions are not shown."))
+            return sec
+        if float(strength.max()) < _H_NOISE:
+            sec.add(Note(f"No interaction above numerical noise (the largest H is {float(strength.max()):.2g}): the "
+                         "model is additive in these features, and the two-way interactions are not shown."))
             return sec
         best = str(strength.idxmax())
         two = Section(self._sid("interaction-2way"), f"Two-way interactions of {code(best)}")
@@ -762,8 +771,9 @@ class _CaseExplainer:
         sec = Section(self._sid("shapley"), "Shapley values (Shapley)")
         row, shown = self.row, self._label(self.row)
         sec.add(Text(f"Shapley values by Monte-Carlo sampling ({_count(s.sample_size, 'sample')} per row): how "
-                     "much each feature's value moved this prediction away from the average prediction. The "
-                     "values of one row add up to prediction − average."))
+                     "much each feature's value moved this prediction away from the average prediction. Exact "
+                     "Shapley values of one row add up to prediction − average; these sampled ones do so up to "
+                     "their Monte-Carlo error."))
         one = Section(self._sid("shapley-row"), f"Row {shown}")
         x = self._row(row)
         one.add(Table(x, caption=f"The explained row: row {shown} of the data (0-based position; row 0 is the first "
@@ -783,9 +793,11 @@ class _CaseExplainer:
             one.add(Table(res, caption="`Shapley$results`", max_rows=None))
             se = np.sqrt(res["phi.var"].to_numpy(dtype=float) / s.sample_size)
             if np.isfinite(se).any():
-                one.add(Text(f"Monte-Carlo standard error of φ, `sqrt(phi.var / sample.size)`: at most "
-                             f"{np.nanmax(se):.3g} (φ ranges from {res['phi'].min():.3g} to {res['phi'].max():.3g}); "
-                             "raise `--sample-size` for more precise values."))
+                one.add(Text(f"`sqrt(phi.var / sample.size)` is at most {np.nanmax(se):.3g} (φ ranges from "
+                             f"{res['phi'].min():.3g} to {res['phi'].max():.3g}): a lower bound of φ's Monte-Carlo "
+                             "standard error, since the background rows are themselves a sample drawn with "
+                             "replacement (as in iml), which adds variance of its own; raise `--sample-size` for more "
+                             "precise values."))
             self._add_run(Run("shapley", f"Shapley row {shown} (sample size {s.sample_size})", "Shapley", kwargs,
                               {"results": res}, random=True, seeded=self.exact,
                               rerun=lambda rs: {"results": make(rs, **kwargs).results},
