@@ -274,6 +274,34 @@ def _predictable(parser: argparse.ArgumentParser, model, data, target: str):
     parser.error(f"--model: the model cannot predict the rows of --data: {type(first).__name__}: {first}")
 
 
+def _check_target(parser: argparse.ArgumentParser, model, data, target: str) -> None:
+    """A regression model whose target column is text, or that predicts several outputs for one
+    target, is a usage error (the report would score it against the wrong thing), before any work."""
+    import pandas as pd
+
+    from . import Predictor
+
+    try:
+        predictor = Predictor(model, data=data, y=target)
+        is_regression = predictor.task == "regression"
+        outputs = list(predictor.predict(data.iloc[:5]).columns)
+    except Exception:   # the report itself shows what is wrong with the model or data
+        return
+    if not is_regression:
+        return
+    y = data[target]
+    if not pd.api.types.is_numeric_dtype(y.dtype) or pd.api.types.is_bool_dtype(y.dtype):
+        text = [v for v in y.dropna().astype(str).unique() if pd.to_numeric(pd.Series([v]), errors="coerce").isna()[0]]
+        example = f" such as {text[0]!r}" if text else ""
+        parser.error(f"--target: column {target!r} holds text{example}, but the {type(model).__name__} model is a "
+                     "regressor that predicts numbers: write the target as plain numbers (no thousands separators "
+                     "or units)")
+    if len(outputs) > 1:
+        parser.error(f"--model: the {type(model).__name__} model predicts {len(outputs)} outputs {outputs[:5]}, but "
+                     f"--target names one numeric column ({target!r}): the report explains a model with one "
+                     "prediction per row; fit one model per target")
+
+
 def _check_loss(parser: argparse.ArgumentParser, loss: str, model, data, target: str) -> None:
     """A --loss the model's outputs and the target do not suit (a classification loss on a
     regression, a loss for numbers on class probabilities) is a usage error, before any work."""
@@ -333,6 +361,7 @@ def _report(parser, args) -> int:
         if args.loss not in LOSSES:
             parser.error(f"--loss: unknown loss {args.loss!r}; choose from {', '.join(sorted(LOSSES))}")
     data = _predictable(parser, model, data, args.target)
+    _check_target(parser, model, data, args.target)
     if args.loss is not None:
         _check_loss(parser, args.loss, model, data, args.target)
     _check_out(parser, args.out)

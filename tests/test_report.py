@@ -312,6 +312,9 @@ def user_files(tmp_path_factory):
     df.assign(b=df["b"].where(df.index % 7 != 3)).to_csv(d / "gaps.csv", index=False)
     (d / "latin1.csv").write_bytes("a,b,city,y\n1,2,Zürich,4\n5,6,Genève,8\n".encode("latin-1"))
     (d / "data.xlsx").write_bytes(b"PK\x03\x04 not really")
+    df.assign(y=[f"{v:,.3f}k" for v in df["y"]]).to_csv(d / "textual.csv", index=False)
+    with open(d / "two.pkl", "wb") as fh:   # two outputs for one target
+        pickle.dump(Ridge().fit(df[["a", "b", "c"]], np.column_stack([df["y"], -df["y"]])), fh)
     (d / "adir").mkdir()
     (d / "afile").write_text("x")
     return d
@@ -360,6 +363,10 @@ def _cli(args, capsys):
     ({"--data": "unseen.csv", "--model": "onehot.pkl"},
      r"--model: the model predicts the first rows of --data but not all of them: ValueError: .*unknown "
      r"categor.*drop or fix the rows"),
+    # were: a report of meaningless numbers (exit 0) and a FeatureImp failure advising an API argument (exit 1)
+    ({"--model": "two.pkl"}, r"--model: the Ridge model predicts 2 outputs .*fit one model per target"),
+    ({"--data": "textual.csv"}, r"--target: column 'y' holds text such as '.*k', but the Ridge model is a regressor"),
+    ({"--loss": "logLoss"}, r"--loss: 'logLoss' needs predicted probabilities in \[0, 1\].*use a regression loss"),
     ({"--data": "latin1.csv"}, r"--data: latin1.csv is not UTF-8 text \(invalid .* at byte \d+\): save it as UTF-8"),
 ])
 def test_cli_usage_errors_exit_2_with_a_message(user_files, tmp_path, capsys, change, message):
@@ -580,8 +587,10 @@ def test_loss_problem_names_losses_the_model_and_target_do_not_suit():
     reg = df.assign(y=df["a"] + rng.normal(size=40))
     p_reg = pyiml.Predictor(LinearRegression().fit(reg[["a", "b"]], reg["y"]), data=reg, y="y")
     assert "use a regression loss" in loss_problem("ce", p_reg, reg["y"])
-    for loss in ("mae", "mse", "logLoss", "rmse"):
+    for loss in ("mae", "mse", "rmse"):
         assert loss_problem(loss, p_reg, reg["y"]) is None
+    # FeatureImp refuses logLoss of values outside [0, 1] (after every other method ran, exit 1)
+    assert "needs predicted probabilities in [0, 1]" in loss_problem("logLoss", p_reg, reg["y"])
     cls = df.assign(y=np.where(df["a"] > 0, "u", "v"))
     p_cls = pyiml.Predictor(LogisticRegression().fit(cls[["a", "b"]], cls["y"]), data=cls, y="y")
     for loss in ("mae", "mse", "logLoss"):

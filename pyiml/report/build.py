@@ -401,6 +401,12 @@ def loss_problem(loss: str, predictor, target: pd.Series, n_check: int = 50) -> 
         return (f"{loss!r} needs one numeric prediction per row, but the {model} model predicts "
                 f"{len(names)} classes ({shown}), of which FeatureImp compares the most probable with the target "
                 f"(iml's probs.to.labels): use the classification loss ce")
+    if loss == "logLoss":
+        pred = predictor.predict_array(predictor.data.X).ravel()
+        lo, hi = float(np.nanmin(pred)), float(np.nanmax(pred))
+        if lo < 0 or hi > 1:
+            return (f"'logLoss' needs predicted probabilities in [0, 1], but the {model} model predicts values "
+                    f"from {lo:.4g} to {hi:.4g}: use a regression loss such as mae, mse or rmse")
     if loss not in LABEL_LOSSES:
         return None
     pred = predictor.predict(predictor.data.X.iloc[:n_check]).iloc[:, 0].to_numpy(dtype=float)
