@@ -851,3 +851,25 @@ def test_additive_model_says_there_is_no_interaction_above_noise(tmp_path, monke
     html = res.path.read_text(encoding="utf-8")
     assert "No interaction above numerical noise" in html
     assert "additive-interaction-2way" not in _ids(html)
+
+
+@pytest.mark.r
+def test_comparison_says_why_iml_fails_and_shows_a_repeated_error_once(r, tmp_path):
+    """A bool feature (iml takes no logical columns) and non-syntactic names (iml renames them):
+    the notes say what to change, a repeated error is shown in full once, and the summary shows
+    dashes where iml gave no numbers."""
+    from sklearn.linear_model import LinearRegression
+
+    rng = np.random.default_rng(2)
+    d = pd.DataFrame({"a": rng.normal(size=60), "flag": rng.uniform(size=60) < 0.5})
+    d["y"] = d["a"] + d["flag"] + rng.normal(size=60) * 0.1
+    flagged = build_mod.Case("flags", "Flags", LinearRegression().fit(d[["a", "flag"]], d["y"]), d, "y")
+    odd = d.assign(flag=rng.normal(size=60)).rename(columns={"a": "a b", "flag": "c-d"})
+    spaced = build_mod.Case("spaced", "Spaced", LinearRegression().fit(odd[["a b", "c-d"]], odd["y"]), odd, "y")
+    res = build_report([flagged, spaced], out_dir=tmp_path, methods=["FeatureImp", "FeatureEffect"],
+                       settings=Settings.small(), r_seed=1, progress=False)
+    text = html_lib.unescape(res.path.read_text(encoding="utf-8"))
+    assert "iml takes no logical columns (flag" in text
+    assert text.count("iml's data.frame() renames non-syntactic column names") == 1
+    assert "failed with the same error as iml FeatureImp" in text
+    assert ">—<" in text and ">NaN<" not in text.split("Max abs difference per method")[1].split("</table>")[0]

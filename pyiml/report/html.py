@@ -72,6 +72,8 @@ class Table:
         Show at most this many rows (the caption then says how many there are).
     sci_columns : sequence of str
         Columns always shown in scientific notation (differences).
+    missing : str or None
+        Text of a missing value in a numeric column (default R's spelling, ``NaN``/``NA``).
     """
 
     frame: pd.DataFrame
@@ -79,6 +81,7 @@ class Table:
     digits: int = 4
     max_rows: Optional[int] = 40
     sci_columns: Sequence[str] = ()
+    missing: Optional[str] = None
 
 
 @dataclass
@@ -235,7 +238,8 @@ def _table_html(t: Table) -> str:
         for c in df.columns:
             v = r[c]
             if numeric[c]:
-                txt = format_number(v, t.digits, sci=c in t.sci_columns)
+                txt = t.missing if t.missing is not None and pd.isna(v) else \
+                    format_number(v, t.digits, sci=c in t.sci_columns)
                 cells.append(f'<td class="num">{html.escape(txt)}</td>')
             else:
                 txt = "NA" if (v is None or (isinstance(v, float) and math.isnan(v))) else str(v)

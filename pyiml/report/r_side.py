@@ -246,6 +246,18 @@ def _conform(value, dtypes: Dict[str, pd.CategoricalDtype]):
     return value.astype({c: t for c, t in dtypes.items() if c in value.columns})
 
 
+def _iml_hint(data: pd.DataFrame, message: str) -> str:
+    """What to do about an iml failure that comes from the data rather than from pyiml."""
+    bools = [str(c) for c in data.columns if pd.api.types.is_bool_dtype(data[c].dtype)]
+    if bools and "feature.class" in message:
+        return (f" — iml takes no logical columns ({', '.join(bools)}; pyiml reads them as categories, "
+                "docs/differences.md): to compare with iml, give them as categories or as 0/1 numbers")
+    if "syntactic" in message or "renam" in message:
+        return (" — iml's data.frame() renames non-syntactic column names, so the model no longer finds its "
+                "columns: to compare with iml, name the columns with letters, digits, dots and underscores")
+    return ""
+
+
 def compare_case(case_result, seed: int, progress) -> CaseComparison:
     """Replay every run of ``case_result`` in CRAN iml and compare.
 
@@ -269,7 +281,7 @@ def compare_case(case_result, seed: int, progress) -> CaseComparison:
     try:
         rp = riml.r_predictor(model=case.model, data=_conform(case_result.data, used), y=case.target)
     except Exception as exc:  # shown in the report and returned to the CLI
-        msg = f"R Predictor failed: {type(exc).__name__}: {exc}"
+        msg = f"R Predictor failed: {type(exc).__name__}: {exc}" + _iml_hint(case_result.data, str(exc))
         cmp.failures.append(f"{case.key}: {msg}")
         cmp.predictor_failed = True
         sec.add(Note(msg, kind="warn"))
@@ -278,6 +290,7 @@ def compare_case(case_result, seed: int, progress) -> CaseComparison:
     progress.done()
     setup = time.perf_counter() - t0
     recomputed = []
+    shown_errors: Dict[str, str] = {}
     features = [str(f) for f in case_result.predictor.data.feature_names]
     for run in case_result.runs:
         method = plain(run.label)   # the table's plain-text name of the run
@@ -294,9 +307,13 @@ def compare_case(case_result, seed: int, progress) -> CaseComparison:
                 r_out = _r_outputs(run, robj, used)
                 secs = time.perf_counter() - t1
         except Exception as exc:  # shown in the report and returned to the CLI
-            msg = f"iml {run.label} failed: {type(exc).__name__}: {exc}"
-            cmp.failures.append(f"{case.key}: iml {method} failed: {type(exc).__name__}: {exc}")
-            sec.add(Note(msg, kind="warn"))
+            text = f"{type(exc).__name__}: {exc}"
+            cmp.failures.append(f"{case.key}: iml {method} failed: {text}")
+            if text in shown_errors:   # the same error as a run above: once in full is enough
+                sec.add(Note(f"iml {run.label} failed with the same error as {shown_errors[text]}.", kind="warn"))
+            else:
+                shown_errors[text] = f"iml {run.label}"
+                sec.add(Note(f"iml {run.label} failed: {text}" + _iml_hint(case_result.data, str(exc)), kind="warn"))
             cmp.rows.append({"model": case.key, "method": method, "rows": np.nan,
                              "max abs diff": np.nan,
                              "largest |value|": np.nan, "pyiml seconds": run.seconds, "iml seconds": np.nan,
@@ -364,7 +381,8 @@ def comparison_section(comparisons: List[CaseComparison]) -> Section:
                  "r.squared), not ids, grid points, borders or feature values (`.id`, `.node`, a feature's "
                  "column). Agreement compares max abs diff with largest |value|."))
     if rows:
+        # a run iml failed on has no numbers to compare: a dash, not R's NaN
         sec.add(Table(pd.DataFrame(rows), caption="Max abs difference per method", digits=4, max_rows=None,
-                      sci_columns=["max abs diff"]))
+                      sci_columns=["max abs diff"], missing="—"))
     sec.children = [c.section for c in comparisons]
     return sec
