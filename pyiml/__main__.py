@@ -257,21 +257,32 @@ def _categorical_text(data):
 
 def _predictable(parser: argparse.ArgumentParser, model, data, target: str):
     """``data`` with text columns as categoricals if the model predicts them, else as read."""
+    import warnings
+
     first = None
     for candidate in (_categorical_text(data), data):
         try:
-            model.predict(candidate.drop(columns=[target]).head(5))
+            with warnings.catch_warnings():   # (probes: e.g. scikit-learn's feature-name warnings)
+                warnings.simplefilter("ignore")
+                model.predict(candidate.drop(columns=[target]).head(5))
         except Exception as exc:  # try the data as read, then report the first problem
             first = first or exc
             continue
         try:   # every row (one call): a row the model cannot take would make every method fail
-            model.predict(candidate.drop(columns=[target]))
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                model.predict(candidate.drop(columns=[target]))
         except Exception as exc:
             parser.error(f"--model: the model predicts the first rows of --data but not all of them: "
                          f"{type(exc).__name__}: {exc}; drop or fix the rows it cannot take (e.g. a category it "
                          "was not fitted with)")
         return candidate
-    parser.error(f"--model: the model cannot predict the rows of --data: {type(first).__name__}: {first}")
+    n_in = getattr(model, "n_features_in_", None)
+    hint = ""
+    if getattr(model, "feature_names_in_", None) is None and isinstance(n_in, int) and n_in != data.shape[1] - 1:
+        hint = (f"; the model was fitted on an array of {n_in} columns (no names): give --data exactly those "
+                "columns, in the order the model was fitted with, and the target")
+    parser.error(f"--model: the model cannot predict the rows of --data: {type(first).__name__}: {first}{hint}")
 
 
 def _check_target(parser: argparse.ArgumentParser, model, data, target: str) -> None:

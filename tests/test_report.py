@@ -313,6 +313,9 @@ def user_files(tmp_path_factory):
     (d / "latin1.csv").write_bytes("a,b,city,y\n1,2,Zürich,4\n5,6,Genève,8\n".encode("latin-1"))
     (d / "data.xlsx").write_bytes(b"PK\x03\x04 not really")
     df.assign(y=[f"{v:,.3f}k" for v in df["y"]]).to_csv(d / "textual.csv", index=False)
+    with open(d / "np.pkl", "wb") as fh:    # fitted on an array: no column names
+        pickle.dump(Ridge().fit(df[["a", "b", "c"]].to_numpy(), df["y"]), fh)
+    df.assign(extra=1.0).to_csv(d / "extra.csv", index=False)
     with open(d / "two.pkl", "wb") as fh:   # two outputs for one target
         pickle.dump(Ridge().fit(df[["a", "b", "c"]], np.column_stack([df["y"], -df["y"]])), fh)
     (d / "adir").mkdir()
@@ -365,6 +368,7 @@ def _cli(args, capsys):
      r"categor.*drop or fix the rows"),
     # were: a report of meaningless numbers (exit 0) and a FeatureImp failure advising an API argument (exit 1)
     ({"--model": "two.pkl"}, r"--model: the Ridge model predicts 2 outputs .*fit one model per target"),
+    ({"--model": "np.pkl", "--data": "extra.csv"}, r"X has 4 features.*fitted on an array of 3 columns \(no names\)"),
     ({"--data": "textual.csv"}, r"--target: column 'y' holds text such as '.*k', but the Ridge model is a regressor"),
     ({"--loss": "logLoss"}, r"--loss: 'logLoss' needs predicted probabilities in \[0, 1\].*use a regression loss"),
     ({"--data": "latin1.csv"}, r"--data: latin1.csv is not UTF-8 text \(invalid .* at byte \d+\): save it as UTF-8"),
@@ -873,3 +877,11 @@ def test_comparison_says_why_iml_fails_and_shows_a_repeated_error_once(r, tmp_pa
     assert text.count("iml's data.frame() renames non-syntactic column names") == 1
     assert "failed with the same error as iml FeatureImp" in text
     assert ">—<" in text and ">NaN<" not in text.split("Max abs difference per method")[1].split("</table>")[0]
+    from sklearn.linear_model import LogisticRegression
+
+    z = d.assign(flag=rng.normal(size=60), y=(d["a"] > 0).astype(int))
+    zero_one = build_mod.Case("zeroone", "0/1", LogisticRegression().fit(z[["a", "flag"]], z["y"]), z, "y")
+    res = build_report([zero_one], out_dir=tmp_path / "z", methods=["TreeSurrogate"], settings=Settings.small(),
+                       r_seed=1, progress=False)
+    assert "fails for classes named by numbers such as 0 and 1" in html_lib.unescape(
+        res.path.read_text(encoding="utf-8"))

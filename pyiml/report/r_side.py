@@ -255,6 +255,9 @@ def _iml_hint(data: pd.DataFrame, message: str) -> str:
     if "syntactic" in message or "renam" in message:
         return (" — iml's data.frame() renames non-syntactic column names, so the model no longer finds its "
                 "columns: to compare with iml, name the columns with letters, digits, dots and underscores")
+    if "variable lengths differ" in message:
+        return (" — iml's TreeSurrogate builds a formula of the output names, which fails for classes named by "
+                "numbers such as 0 and 1 (docs/differences.md, TreeSurrogate); pyiml's tree is not affected")
     return ""
 
 
