@@ -49,19 +49,28 @@ ARGUMENT_NAMES: Dict[str, str] = {
 _R_SEQUENTIAL = 'if (requireNamespace("future", quietly = TRUE) && !inherits(future::plan(), "sequential")) ' \
                 'future::plan("sequential")'
 
+# future.apply(future.seed = TRUE) in a session without .Random.seed (no set.seed yet) leaves R's
+# generator as L'Ecuyer-CMRG (iml's FeatureImp, FeatureEffects, Interaction): every later
+# set.seed(s) would then draw another stream than R's default. The default kind is restored.
+_R_KEEP_KIND = """kind0 <- RNGkind()
+  fresh <- !exists(".Random.seed", envir = globalenv(), inherits = FALSE)
+  on.exit(if (fresh && !identical(RNGkind(), kind0)) RNGkind(kind0[1L], kind0[2L], kind0[3L]), add = TRUE)"""
+
 _R_NEW = """function(cls, args, seed) {
+  %s
   %s
   generator <- getExportedValue("iml", cls)
   if (!is.null(seed)) set.seed(seed)
   do.call(generator$new, args)
-}""" % _R_SEQUENTIAL
+}""" % (_R_SEQUENTIAL, _R_KEEP_KIND)
 
 _R_METHOD = """function(obj, method, args, seed) {
+  %s
   %s
   if (!is.null(seed)) set.seed(seed)
   value <- do.call(obj[[method]], args)
   if (identical(value, obj)) list(TRUE) else list(FALSE, value)
-}""" % _R_SEQUENTIAL
+}""" % (_R_SEQUENTIAL, _R_KEEP_KIND)
 
 _R_FIELD = """function(obj, name) {
   if (!exists(name, envir = obj, inherits = FALSE))

@@ -969,3 +969,18 @@ def test_argument_names_follow_iml():
                       ("tree_args", "tree.args"), ("class_", "class"), ("batch_size", "batch.size"),
                       ("predict_function", "predict.function")]:
         assert ARGUMENT_NAMES[py] == rname
+
+
+@pytest.mark.r
+def test_an_unseeded_iml_call_in_a_fresh_session_keeps_rs_generator_kind(r):
+    """future.apply(future.seed = TRUE) without .Random.seed leaves R's generator as L'Ecuyer-CMRG
+    (iml's FeatureEffects): every later set.seed(s) would draw another stream than RRandom(s).
+    r_bridge restores the kind the session had."""
+    from r_bridge import RFunction, iml as riml
+
+    X = pd.DataFrame({"a": np.linspace(0, 1, 20), "b": np.linspace(1, 3, 20) ** 2})
+    rp = riml.r_predictor(data=X, model=RFunction("function(newdata) newdata$a * newdata$b"))
+    r.r_eval('RNGkind("Mersenne-Twister", "Inversion", "Rejection"); '
+             'if (exists(".Random.seed", envir = globalenv())) rm(".Random.seed", envir = globalenv())')
+    riml.iml("FeatureEffects", rp, method="ale", grid_size=4)
+    assert list(r.r_eval("RNGkind()"))[0] == "Mersenne-Twister"
