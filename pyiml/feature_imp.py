@@ -55,19 +55,13 @@ def _numeric_class_names(y: pd.Series, outputs: List[str]):
     if not pd.api.types.is_numeric_dtype(y.dtype) or pd.api.types.is_bool_dtype(y.dtype):
         return None
     try:
-        values = np.array([float(c) for c in outputs])
+        by_value = {float(c): c for c in outputs}
     except ValueError:
         return None
-    if np.unique(values).size != values.size:
+    if len(by_value) != len(outputs):
         return None
-    v = y.to_numpy(dtype=float)
-    pos = np.searchsorted(np.sort(values), v)
-    order = np.argsort(values)
-    pos = np.clip(pos, 0, values.size - 1)
-    hit = values[order[pos]] == v
-    if not hit.all():
-        return None
-    return np.asarray(outputs, dtype=object)[order[pos]]
+    names = pd.Series(y.to_numpy(dtype=float)).map(by_value)
+    return None if names.isna().any() else names.to_numpy(dtype=object)
 
 
 class FeatureImp(InterpretationMethod):
