@@ -301,7 +301,7 @@ def _check_target(parser: argparse.ArgumentParser, model, data, target: str) -> 
     if not is_regression:
         return
     y = data[target]
-    if not pd.api.types.is_numeric_dtype(y.dtype) or pd.api.types.is_bool_dtype(y.dtype):
+    if not pd.api.types.is_numeric_dtype(y.dtype):   # (bool counts as numbers: 0/1)
         text = [v for v in y.dropna().astype(str).unique() if pd.to_numeric(pd.Series([v]), errors="coerce").isna()[0]]
         example = f" such as {text[0]!r}" if text else ""
         parser.error(f"--target: column {target!r} holds text{example}, but the {type(model).__name__} model is a "

@@ -51,7 +51,8 @@ def _label_strings(values) -> np.ndarray:
 def _numeric_class_names(y: pd.Series, outputs: List[str]):
     """A numeric target as the names of the model's classes when those are numbers that y's
     values equal (a classifier fitted on a float target names its classes ``0.0``, ``1.0``,
-    where R's ``as.character`` writes y's values ``0``, ``1``); None otherwise."""
+    where R's ``as.character`` writes y's values ``0``, ``1``); values that equal no class are
+    written as R writes them. None when no value equals a class."""
     if not pd.api.types.is_numeric_dtype(y.dtype) or pd.api.types.is_bool_dtype(y.dtype):
         return None
     try:
@@ -61,7 +62,12 @@ def _numeric_class_names(y: pd.Series, outputs: List[str]):
     if len(by_value) != len(outputs):
         return None
     names = pd.Series(y.to_numpy(dtype=float)).map(by_value)
-    return None if names.isna().any() else names.to_numpy(dtype=object)
+    hit = names.notna().to_numpy()
+    if not hit.any():
+        return None
+    out = _label_strings(y)               # values that are no class stay as R writes them (wrong)
+    out[hit] = names[hit].to_numpy(dtype=object)
+    return out
 
 
 class FeatureImp(InterpretationMethod):

@@ -21,7 +21,7 @@ from ._algorithms.gower import _r_pow, gower_dist, r_dist
 from ._algorithms.rstats import r_exp
 from ._base import InterpretationMethod, user_stacklevel
 from .predictor import Predictor
-from .shapley import _feature_values, check_x_interest
+from .shapley import _feature_values, check_x_interest, row_labels
 from ._text import shown
 
 __all__ = ["LocalModel", "DIST_FUNS"]
@@ -409,7 +409,7 @@ class LocalModel(InterpretationMethod):
             raise RuntimeError("LocalModel has no fitted model yet: call explain(x_interest) first")
         nd = self.x_interest if newdata is None else check_x_interest(self.sampler, newdata, "newdata")
         _, _, m = recode(self.sampler, nd, self.x_interest)
-        index = newdata.index if isinstance(newdata, pd.DataFrame) else nd.index   # (iml drops R's row names)
+        index = nd.index if newdata is None else row_labels(newdata)   # (iml drops R's row names)
         if self.model.family == "gaussian":
             pred = _glmnet.predict(self.model, m, s_index=self.best_fit_index)
             return pd.DataFrame({"prediction": np.asarray(pred, dtype=float).reshape(-1)}, index=index)

@@ -8,6 +8,7 @@ per output, named as iml names them (spec §4.1).
 from __future__ import annotations
 
 import numbers
+import re
 import sys
 from typing import Callable, List, Optional, Sequence
 
@@ -279,10 +280,13 @@ def _statsmodels_predict(m, newdata):
 
 
 def _statsmodels_missing(m, missing: List[str]) -> str:
-    return (f"the statsmodels model needs the exog column(s) {missing} (its exog_names "
-            f"{list(m.model.exog_names)}) that data does not have: a model fitted on an array names its columns "
-            "x1, x2, ...; rename data's columns to those names (the constant is added for you), or fit the model on "
-            "a DataFrame")
+    names = list(m.model.exog_names)
+    generic = all(re.fullmatch(r"x\d+", c) or c.lower() in ("const", "intercept") for c in names)
+    how = ("a model fitted on an array names its columns x1, x2, ...: rename data's columns to those names (the "
+           "constant is added for you), or fit the model on a DataFrame" if generic else
+           "pass data with every exog column of the model (the constant is added for you)")
+    return (f"the statsmodels model needs the exog column(s) {missing} (its exog_names {names}) that data does not "
+            f"have: {how}")
 
 
 def _statsmodels_classes(m, pred: np.ndarray):

@@ -86,6 +86,14 @@ def _feature_values(x: pd.DataFrame) -> np.ndarray:
     return out
 
 
+def row_labels(rows) -> pd.Index:
+    """The row labels of points given as a frame, or a row given as a Series (its name), for
+    results that keep them (``predict``); 0 for an unnamed Series."""
+    if isinstance(rows, pd.Series):
+        return pd.Index([0 if rows.name is None else rows.name])
+    return rows.index
+
+
 def check_x_interest(data, x_interest, argument: str = "x_interest", allow_missing: bool = False) -> pd.DataFrame:
     """Validate points of interest against the data and return them as a clean frame.
 

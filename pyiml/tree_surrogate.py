@@ -20,7 +20,7 @@ from ._algorithms.rformat import r_as_character
 from ._algorithms.rstats import r_var
 from ._base import InterpretationMethod, refuse_result_names
 from .predictor import Predictor
-from .shapley import check_x_interest
+from .shapley import check_x_interest, row_labels
 from ._text import shown
 
 __all__ = ["TreeSurrogate", "ENGINES"]
@@ -341,7 +341,7 @@ class TreeSurrogate(InterpretationMethod):
         T = self._fit.predict(nd)
         outputs = self._tree_outputs()
         # newdata's row labels (iml drops R's row names; pandas users align on the index)
-        index = newdata.index if isinstance(newdata, pd.DataFrame) else nd.index
+        index = row_labels(newdata)
         if not self._multiclass:
             return pd.DataFrame({".y.hat": T[:, 0]}, index=index)
         if type == "class":

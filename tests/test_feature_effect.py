@@ -740,6 +740,9 @@ def test_pdp_and_ice_grid_the_finite_values_of_a_feature_with_missing_values():
             got = FeatureEffect(nullable, "a", method=method, grid_size=4).results
             np.testing.assert_array_equal(got["a"].to_numpy(float), want["a"].to_numpy(float))
             np.testing.assert_array_equal(got[".value"], want[".value"])
+        # the rug and the data points read pd.NA as missing (were pandas' 'cannot convert' error)
+        assert isinstance(FeatureEffect(nullable, "a", method="pdp+ice", grid_size=4).plot(), Figure)
+        assert isinstance(FeatureEffect(nullable, ["a", "b"], method="pdp", grid_size=3).plot(show_data=True), Figure)
     empty = Predictor(predict_function=f, data=X.assign(c=[np.nan, np.inf, -np.inf, np.nan, np.nan, np.inf]))
     with pytest.raises(ValueError, match="does not contain any finite values"):
         FeatureEffect(empty, "c", method="pdp")

@@ -367,9 +367,9 @@ def test_label_loss_warns_when_no_target_value_is_a_predicted_class():
     rng = np.random.default_rng(4)
     X = pd.DataFrame({"a": rng.normal(size=80), "b": rng.normal(size=80)})
     y = (X["a"] > 0).astype(float)                # 0.0 / 1.0: classes_ named "0.0", "1.0"
-    # a target coded otherwise (1/2) matches no class, as text or as a number
-    P = Predictor(LogisticRegression().fit(X, y), data=X.assign(y=y + 1), y="y")
-    with pytest.warns(UserWarning, match=r"no value of y \(\['1', '2'\]\) is one of the model's classes \(\['0.0', '1.0'\]\)"):
+    # a target coded otherwise (5/6) matches no class, as text or as a number
+    P = Predictor(LogisticRegression().fit(X, y), data=X.assign(y=y + 5), y="y")
+    with pytest.warns(UserWarning, match=r"no value of y \(\['5', '6'\]\) is one of the model's classes \(\['0.0', '1.0'\]\)"):
         fi = FeatureImp(P, "ce", random_state=1)
     assert fi.original_error == 1.0
     ok = Predictor(LogisticRegression().fit(X, y.astype(int)), data=X.assign(y=y.astype(int)), y="y")
@@ -646,3 +646,20 @@ def test_float_target_matches_a_classifier_fitted_on_it():
     assert imp.results["feature"].iloc[0] == "a" and imp.results["importance"].iloc[0] > 2
     prob = FeatureImp(p, "mse", n_repetitions=2, random_state=1, on="prob")
     assert prob.results["feature"].iloc[0] == "a"
+
+
+def test_numeric_target_with_labels_the_model_never_saw_matches_the_rest_by_value():
+    from sklearn.linear_model import LogisticRegression
+
+    rng = np.random.default_rng(1)
+    X = pd.DataFrame({"a": rng.normal(size=80), "b": rng.normal(size=80)})
+    y = (X["a"] > 0).astype(float)
+    m = LogisticRegression().fit(X, y)
+    y2 = y.copy()
+    y2.iloc[:5] = 2.0                                  # a label the model never predicts: counted wrong
+    p = Predictor(m, data=X.assign(y=y2), y="y")
+    ok = Predictor(LogisticRegression().fit(X, y.astype(int)), data=X.assign(y=y2.astype(int)), y="y")
+    for kw in ({}, {"on": "prob"}):
+        loss = "ce" if not kw else "mse"
+        got = FeatureImp(p, loss, n_repetitions=1, random_state=1, **kw).original_error
+        assert got == FeatureImp(ok, loss, n_repetitions=1, random_state=1, **kw).original_error

@@ -693,3 +693,14 @@ def test_dates_durations_and_complex_targets_are_type_errors(y):
     X = pd.DataFrame({"a": [1.0, 2, 3, 4], "b": [0.0, 1, 0, 1]})
     with pytest.raises(TypeError, match="y must hold numbers or class labels.*convert it first"):
         Predictor(predict_function=lambda d: d["a"], data=X, y=y)
+
+
+def test_a_row_given_as_a_series_keeps_its_name_as_label():
+    from pyiml import LocalModel, TreeSurrogate
+
+    rng = np.random.default_rng(7)
+    X = pd.DataFrame(rng.normal(size=(40, 3)), columns=list("abc"))
+    p = Predictor(predict_function=lambda d: d["a"].to_numpy() - d["c"].to_numpy(), data=X)
+    for model in (TreeSurrogate(p, maxdepth=2), LocalModel(p, X.iloc[[0]], k=2)):
+        assert list(model.predict(X.iloc[4]).index) == [4]
+        assert list(model.predict(X.iloc[[4]]).index) == [4]

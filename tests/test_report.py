@@ -885,3 +885,19 @@ def test_comparison_says_why_iml_fails_and_shows_a_repeated_error_once(r, tmp_pa
                        r_seed=1, progress=False)
     assert "fails for classes named by numbers such as 0 and 1" in html_lib.unescape(
         res.path.read_text(encoding="utf-8"))
+
+
+def test_cli_takes_a_bool_target_of_a_regressor(tmp_path, capsys):
+    """A True/False target is numbers (0/1), not text: the report is built (the new text-target
+    check refused it)."""
+    from sklearn.linear_model import Ridge
+
+    rng = np.random.default_rng(3)
+    df = pd.DataFrame({"a": rng.normal(size=50), "b": rng.normal(size=50)})
+    df["t"] = df["a"] > 0
+    df.to_csv(tmp_path / "d.csv", index=False)
+    with open(tmp_path / "m.pkl", "wb") as fh:
+        pickle.dump(Ridge().fit(df[["a", "b"]], df["t"].astype(float)), fh)
+    assert main(["report", "--data", str(tmp_path / "d.csv"), "--target", "t", "--model", str(tmp_path / "m.pkl"),
+                 "--out", str(tmp_path / "out"), "--quick", "--no-r", "--quiet", "--methods", "FeatureImp"]) == 0
+    assert (tmp_path / "out" / "index.html").exists()
