@@ -277,51 +277,61 @@ def _predictable(parser: argparse.ArgumentParser, model, data, target: str):
                          f"{type(exc).__name__}: {exc}; drop or fix the rows it cannot take (e.g. a category it "
                          "was not fitted with)")
         return candidate
-    n_in = getattr(model, "n_features_in_", None)
+    from .predictor import array_width
+
+    n_in = array_width(model)
     hint = ""
-    if getattr(model, "feature_names_in_", None) is None and isinstance(n_in, int) and n_in != data.shape[1] - 1:
+    if n_in is not None and n_in != data.shape[1] - 1:
         hint = (f"; the model was fitted on an array of {n_in} columns (no names): give --data exactly those "
                 "columns, in the order the model was fitted with, and the target")
     parser.error(f"--model: the model cannot predict the rows of --data: {type(first).__name__}: {first}{hint}")
 
 
-def _check_target(parser: argparse.ArgumentParser, model, data, target: str) -> None:
+def _predictor_or_none(model, data, target: str):
+    """The Predictor the usage checks read, or None when it cannot be made (the report itself then
+    shows what is wrong with the model or data)."""
+    from . import Predictor
+
+    try:
+        return Predictor(model, data=data, y=target)
+    except Exception:
+        return None
+
+
+def _check_target(parser: argparse.ArgumentParser, predictor, data, target: str) -> None:
     """A regression model whose target column is text, or that predicts several outputs for one
     target, is a usage error (the report would score it against the wrong thing), before any work."""
     import pandas as pd
 
-    from . import Predictor
-
+    if predictor is None or predictor.task != "regression":
+        return
     try:
-        predictor = Predictor(model, data=data, y=target)
-        is_regression = predictor.task == "regression"
         outputs = list(predictor.predict(data.iloc[:5]).columns)
-    except Exception:   # the report itself shows what is wrong with the model or data
+    except Exception:   # the report itself shows what is wrong with the model
         return
-    if not is_regression:
-        return
+    name = type(predictor.model).__name__
     y = data[target]
     if not pd.api.types.is_numeric_dtype(y.dtype):   # (bool counts as numbers: 0/1)
-        text = [v for v in y.dropna().astype(str).unique() if pd.to_numeric(pd.Series([v]), errors="coerce").isna()[0]]
-        example = f" such as {text[0]!r}" if text else ""
-        parser.error(f"--target: column {target!r} holds text{example}, but the {type(model).__name__} model is a "
-                     "regressor that predicts numbers: write the target as plain numbers (no thousands separators "
-                     "or units)")
+        values = pd.Series(y.dropna().astype(str).unique())
+        text = values[pd.to_numeric(values, errors="coerce").isna()]
+        example = f" such as {text.iloc[0]!r}" if len(text) else ""
+        parser.error(f"--target: column {target!r} holds text{example}, but the {name} model is a regressor that "
+                     "predicts numbers: write the target as plain numbers (no thousands separators or units)")
     if len(outputs) > 1:
-        parser.error(f"--model: the {type(model).__name__} model predicts {len(outputs)} outputs {outputs[:5]}, but "
-                     f"--target names one numeric column ({target!r}): the report explains a model with one "
-                     "prediction per row; fit one model per target")
+        parser.error(f"--model: the {name} model predicts {len(outputs)} outputs {outputs[:5]}, but --target names "
+                     f"one numeric column ({target!r}): the report explains a model with one prediction per row; fit "
+                     "one model per target")
 
 
-def _check_loss(parser: argparse.ArgumentParser, loss: str, model, data, target: str) -> None:
+def _check_loss(parser: argparse.ArgumentParser, loss: str, predictor, data, target: str) -> None:
     """A --loss the model's outputs and the target do not suit (a classification loss on a
     regression, a loss for numbers on class probabilities) is a usage error, before any work."""
-    from . import Predictor
     from .report.build import loss_problem
     from .report.html import as_written
 
+    if predictor is None:
+        return
     try:
-        predictor = Predictor(model, data=data, y=target)
         problem = loss_problem(loss, predictor, data[target])
     except Exception:   # the report itself shows what is wrong with the model or data
         return
@@ -372,9 +382,10 @@ def _report(parser, args) -> int:
         if args.loss not in LOSSES:
             parser.error(f"--loss: unknown loss {args.loss!r}; choose from {', '.join(sorted(LOSSES))}")
     data = _predictable(parser, model, data, args.target)
-    _check_target(parser, model, data, args.target)
+    predictor = _predictor_or_none(model, data, args.target)
+    _check_target(parser, predictor, data, args.target)
     if args.loss is not None:
-        _check_loss(parser, args.loss, model, data, args.target)
+        _check_loss(parser, args.loss, predictor, data, args.target)
     _check_out(parser, args.out)
     name = Path(args.model).stem
     case = Case(key=_key(name), title=f"{type(model).__name__} from {Path(args.model).name}", model=model, data=data,

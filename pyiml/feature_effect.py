@@ -42,7 +42,7 @@ import numpy as np
 import pandas as pd
 
 from ._ale import AleCatPlan, AleNumCatPlan, AleNumNumPlan, AleNumPlan
-from ._algorithms.grids import anchor_grid, expand_grid, grid_1d, r_approx
+from ._algorithms.grids import anchor_grid, expand_grid, float_values, grid_1d, r_approx
 from ._base import InterpretationMethod, check_bool, check_int, refuse_result_names
 from ._parallel import THREAD_MIN_BATCH, check_n_jobs, map_items, min_items
 from ._pdp import PDPPlan, encode_values, predict_blocks
@@ -157,20 +157,14 @@ def _check_center_at(center_at) -> Optional[float]:
     return center_at
 
 
-def _range(col: pd.Series):
-    """(min, max) of a numeric column as floats (NaN when it has missing values)."""
-    x = col.to_numpy(dtype=float, na_value=np.nan) if isinstance(col.dtype, pd.api.extensions.ExtensionDtype) \
-        else col.to_numpy(dtype=float)
-    return float(x.min()), float(x.max())
-
-
-def _finite_range(col: pd.Series):
-    """(min, max) of a numeric column's finite values, as the grids take them; (NaN, NaN) when it
-    has none. One pass over the column where every value is finite."""
-    lo, hi = _range(col)
-    if np.isfinite(lo) and np.isfinite(hi):
+def _range(col: pd.Series, finite: bool = False):
+    """(min, max) of a numeric column as floats: NaN when it has missing values, or with
+    ``finite`` the range of its finite values, as the grids take them ((NaN, NaN) when it has
+    none). One pass over the column where every value is finite."""
+    x = float_values(col)
+    lo, hi = float(x.min()), float(x.max())
+    if not finite or (np.isfinite(lo) and np.isfinite(hi)):
         return lo, hi
-    x = col.to_numpy(dtype=float, na_value=np.nan)
     x = x[np.isfinite(x)]
     return (float(x.min()), float(x.max())) if x.size else (float("nan"), float("nan"))
 
@@ -402,7 +396,7 @@ class FeatureEffect(_LazyResults, InterpretationMethod):
             else:
                 # a PDP/ICE grids the finite values and replaces the feature in every row, so rows
                 # with a missing value in it are kept (iml: get.grid drops non-finite values)
-                lo, hi = _finite_range(col) if numeric_grid else _range(col)
+                lo, hi = _range(col, finite=numeric_grid)
                 if numeric_grid and not np.isfinite(lo):
                     raise ValueError(
                         f"feature {shown(f)} does not contain any finite values (iml: 'Feature does not contain "
@@ -439,7 +433,7 @@ class FeatureEffect(_LazyResults, InterpretationMethod):
                 raise ValueError(
                     f"center_at needs a numerical feature, but {self.feature_name[0]!r} is categorical"
                 )
-            lo, hi = _finite_range(self.sampler.X[self.feature_name[0]])     # the grid's range
+            lo, hi = _range(self.sampler.X[self.feature_name[0]], finite=True)     # the grid's range
             if not lo <= self._anchor <= hi:
                 raise ValueError(
                     f"center_at={shown(self._anchor)} is outside the range [{lo:g}, {hi:g}] of feature "

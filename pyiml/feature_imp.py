@@ -48,25 +48,23 @@ def _label_strings(values) -> np.ndarray:
     return s.astype(str).to_numpy(dtype=object)
 
 
-def _numeric_class_names(y: pd.Series, outputs: List[str]):
-    """A numeric target as the names of the model's classes when those are numbers that y's
-    values equal (a classifier fitted on a float target names its classes ``0.0``, ``1.0``,
-    where R's ``as.character`` writes y's values ``0``, ``1``); values that equal no class are
-    written as R writes them. None when no value equals a class."""
+def _class_labels(y: pd.Series, outputs: List[str]) -> np.ndarray:
+    """Target values as class labels to compare with the model's class names: a numeric target
+    matched by value to class names that are numbers (a classifier fitted on a float target
+    names its classes ``0.0``, ``1.0``, where R's ``as.character`` writes y's values ``0``,
+    ``1``); other values, and targets with no such match, as :func:`_label_strings` writes them."""
+    out = _label_strings(y)
     if not pd.api.types.is_numeric_dtype(y.dtype) or pd.api.types.is_bool_dtype(y.dtype):
-        return None
+        return out
     try:
         by_value = {float(c): c for c in outputs}
     except ValueError:
-        return None
+        return out
     if len(by_value) != len(outputs):
-        return None
+        return out
     names = pd.Series(y.to_numpy(dtype=float)).map(by_value)
     hit = names.notna().to_numpy()
-    if not hit.any():
-        return None
-    out = _label_strings(y)               # values that are no class stay as R writes them (wrong)
-    out[hit] = names[hit].to_numpy(dtype=object)
+    out[hit] = names[hit].to_numpy(dtype=object)   # values that are no class stay as R writes them (wrong)
     return out
 
 
@@ -280,9 +278,7 @@ class FeatureImp(InterpretationMethod):
         if pd.api.types.is_bool_dtype(y.dtype) and len(self._outputs) == 1:
             numeric = True  # against one numeric output R's Metrics coerce a logical target to 0/1
         if self.on == "prob" and not (numeric and len(self._outputs) == 1):
-            labels = _numeric_class_names(y, self._outputs)
-            if labels is None:
-                labels = _label_strings(y)
+            labels = _class_labels(y, self._outputs)
             onehot = (labels[:, None] == np.asarray(self._outputs, dtype=object)[None, :]).astype(float)
             if not onehot.any():
                 raise ValueError(
@@ -299,9 +295,7 @@ class FeatureImp(InterpretationMethod):
                     "loss ('ce', 'f1'), on='prob' to compare the class probabilities with the one-hot target, or "
                     "class_= in Predictor to keep one output column"
                 )
-            labels = _numeric_class_names(y, self._outputs)
-            if labels is None:
-                labels = _label_strings(y)
+            labels = _class_labels(y, self._outputs)
             if not np.isin(labels, np.asarray(self._outputs, dtype=object)).any():
                 warnings.warn(
                     f"no value of y ({sorted(set(labels.tolist()))[:5]}) is one of the model's classes "

@@ -269,24 +269,27 @@ def _statsmodels_predict(m, newdata):
     if getattr(m.model, "formula", None) is not None:
         return _statsmodels_classes(m, np.asarray(m.predict(newdata)))
     names = list(getattr(m.model, "exog_names", []) or [])
+    _check_exog(m, newdata.columns)
     X = newdata.copy()
     for c in names:
-        if c not in X.columns and c.lower() in ("const", "intercept"):
+        if c not in X.columns:   # the constant (the only column _check_exog lets be missing)
             X[c] = 1.0
-    missing = [c for c in names if c not in X.columns]
-    if missing:
-        raise ValueError(_statsmodels_missing(m, missing))
     return _statsmodels_classes(m, np.asarray(m.predict(X[names])))
 
 
-def _statsmodels_missing(m, missing: List[str]) -> str:
-    names = list(m.model.exog_names)
+def _check_exog(m, columns) -> None:
+    """``ValueError`` when a statsmodels model fitted without a formula needs exog columns that
+    ``columns`` lack (its constant, ``const``/``intercept``, is added for it)."""
+    names = list(getattr(m.model, "exog_names", None) or [])
+    missing = [c for c in names if c not in columns and c.lower() not in ("const", "intercept")]
+    if not missing:
+        return
     generic = all(re.fullmatch(r"x\d+", c) or c.lower() in ("const", "intercept") for c in names)
     how = ("a model fitted on an array names its columns x1, x2, ...: rename data's columns to those names (the "
            "constant is added for you), or fit the model on a DataFrame" if generic else
            "pass data with every exog column of the model (the constant is added for you)")
-    return (f"the statsmodels model needs the exog column(s) {missing} (its exog_names {names}) that data does not "
-            f"have: {how}")
+    raise ValueError(f"the statsmodels model needs the exog column(s) {missing} (its exog_names {names}) that data "
+                     f"does not have: {how}")
 
 
 def _statsmodels_classes(m, pred: np.ndarray):
@@ -414,6 +417,18 @@ def _raw_prediction(model=None, predict_function: Optional[Callable] = None, typ
     return (lambda nd: m.predict(cols(nd))), "pred", "pred"
 
 
+def array_width(model) -> Optional[int]:
+    """The column count of a scikit-learn model fitted on an array (``n_features_in_`` without
+    ``feature_names_in_``), else None."""
+    if getattr(model, "feature_names_in_", None) is not None:
+        return None
+    try:
+        n_in = getattr(model, "n_features_in_", None)
+    except Exception:     # a property that fails (an unfitted step of a pipeline)
+        return None
+    return int(n_in) if isinstance(n_in, (int, np.integer)) and not isinstance(n_in, bool) else None
+
+
 def _fit_columns(model) -> Callable:
     """``newdata`` → the columns a model fitted on a DataFrame was fitted with, in that order.
 
@@ -427,11 +442,7 @@ def _fit_columns(model) -> Callable:
     DataFrame it warns on every call that it was fitted without feature names."""
     names = getattr(model, "feature_names_in_", None)
     if names is None:
-        try:
-            unnamed = getattr(model, "n_features_in_", None) is not None
-        except Exception:     # a property that fails (an unfitted step of a pipeline)
-            unnamed = False
-        if unnamed:
+        if array_width(model) is not None:
             return lambda nd: nd.to_numpy() if isinstance(nd, pd.DataFrame) else nd
         return lambda nd: nd
     names = [str(c) for c in names]
@@ -564,17 +575,10 @@ class Predictor:
                     "every column the model needs (and y as its target)")
         elif predict_function is None and _is_statsmodels_results(model) and \
                 getattr(model.model, "formula", None) is None:
-            missing = [c for c in (getattr(model.model, "exog_names", None) or [])
-                       if c not in self.data.feature_names and c.lower() not in ("const", "intercept")]
-            if missing:
-                raise ValueError(_statsmodels_missing(model, missing))
+            _check_exog(model, self.data.feature_names)
         elif predict_function is None and model is not None and not _is_statsmodels_results(model):
-            try:
-                n_in = getattr(model, "n_features_in_", None)
-            except Exception:     # a property that fails (an unfitted step of a pipeline)
-                n_in = None
-            p = self.data.n_features
-            if isinstance(n_in, (int, np.integer)) and not isinstance(n_in, bool) and n_in != p:
+            n_in, p = array_width(model), self.data.n_features
+            if n_in is not None and n_in != p:
                 raise ValueError(
                     f"the {model.__class__.__name__} model was fitted on an array of {n_in} columns (n_features_in_, "
                     f"no column names), but data has {p} features {self.data.feature_names}: pass data with exactly "

@@ -628,7 +628,7 @@ def _elnet_cov(g0, gram, xv, nlam, flmin, thr, maxit, ne, nx):
     p = len(g0)
     g = [float(t) for t in g0]
     C = gram
-    full_pass = _full_pass_vectorised if p >= 64 and hasattr(C, "array") else _full_pass
+    full_pass = _full_pass_vectorised if p >= 64 else _full_pass
     xvl = [float(t) for t in xv]
     a = [0.0] * p
     is_act = [False] * p
@@ -706,7 +706,7 @@ def _cov_partial(a, g, C, xvl, active, is_act, ab, thr, maxit, nlp, rsq):
     da = [a[k] for k in act]
     rows = [C[k] for k in act]   # every active variable's Gram row exists (made when it entered)
     nab = -ab
-    if len(act) >= 48 and hasattr(C, "array"):
+    if len(act) >= 48:
         nlp, rsq = _cov_partial_active_vectorised(a, g, C, xvl, act, ab, thr, maxit, nlp, rsq)
     else:
         nlp, rsq = _cov_partial_active(a, g, xvl, act, rows, ab, nab, thr, maxit, nlp, rsq)
@@ -718,7 +718,7 @@ def _cov_partial(a, g, C, xvl, active, is_act, ab, thr, maxit, nlp, rsq):
     if not nonzero:
         return nlp, rsq
     inactive = [j for j in range(len(g)) if not is_act[j]]
-    if len(inactive) * len(nonzero) < 4096 or not hasattr(C, "array"):
+    if len(inactive) * len(nonzero) < 4096:
         for j in inactive:
             s = 0.0
             for i in nonzero:

@@ -59,6 +59,15 @@ def r_seq(start: float, stop: float, length_out: int) -> np.ndarray:
     return out
 
 
+def float_values(values) -> np.ndarray:
+    """Numeric values as a float array, missing values (pd.NA of nullable dtypes too) as NaN.
+
+    A numpy-backed float64 column is returned without a copy."""
+    if isinstance(values, pd.Series) and isinstance(values.dtype, pd.api.extensions.ExtensionDtype):
+        return values.to_numpy(dtype=float, na_value=np.nan)
+    return np.asarray(values, dtype=float)
+
+
 def grid_1d(values, grid_size: int, feature_type: str, type: str = "equidist"):
     """One feature's grid, as ``iml:::get.grid.1D``.
 
@@ -89,9 +98,7 @@ def grid_1d(values, grid_size: int, feature_type: str, type: str = "equidist"):
         return pd.unique(s)
     if type not in ("equidist", "quantile"):
         raise ValueError(f"type must be 'equidist' or 'quantile', got {type!r}")
-    # (a nullable Int64/Float64 column's pd.NA as NaN: missing, dropped below)
-    x = values.to_numpy(dtype=float, na_value=np.nan) if isinstance(values, pd.Series) and isinstance(
-        values.dtype, pd.api.extensions.ExtensionDtype) else np.asarray(values, dtype=float)
+    x = float_values(values)     # (pd.NA of a nullable column as NaN: missing, dropped below)
     finite = np.isfinite(x)
     if not finite.all():
         x = x[finite]

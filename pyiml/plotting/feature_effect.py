@@ -36,6 +36,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 from matplotlib.collections import PatchCollection
 
+from .._algorithms.grids import float_values
 from .._algorithms.rformat import r_as_character
 from ._common import (PT as _PT, POINT_S as _POINT_S, boxplot, discrete_axis, lab_colormap, literal, outer_labels,
                       rows_by_text, rows_of, unstick, wrap_dims)
@@ -77,11 +78,6 @@ def _facet_grid(fig: Figure, spec, n: int):
 def _classes(res: pd.DataFrame) -> list:
     c = res[".class"]
     return list(c.cat.categories) if isinstance(c.dtype, pd.CategoricalDtype) else list(dict.fromkeys(c))
-
-
-def _floats(col: pd.Series) -> np.ndarray:
-    """A data column's values as floats, missing values (pd.NA of nullable dtypes too) as NaN."""
-    return col.to_numpy(dtype=float, na_value=np.nan)
 
 
 def _jitter(values: np.ndarray, width: float, seed: int) -> np.ndarray:
@@ -189,7 +185,7 @@ def _draw_1d(fig, ax, fe, res: pd.DataFrame, rug: bool, ylim, ylabel: Optional[s
             ax.plot(curve[f].to_numpy(dtype=float), curve[".value"].to_numpy(dtype=float), color="black",
                     linewidth=0.5 * _PT)
         if rug:
-            xv = _floats(data_x)
+            xv = float_values(data_x)
             _rug(ax, xv, "x", _numeric_width(fe, 0, xv), 1)
     ax.set_xlabel(literal(f))
     if ylabel is not None:
@@ -236,9 +232,9 @@ def _draw_2d(fig, ax, fe, res: pd.DataFrame, rug: bool, show_data: bool, label: 
             ok = codes > 0
             if rug:
                 _rug(ax, codes[ok], "x", 0.07, 1)
-                _rug(ax, _floats(X[fnum])[ok], "y", 0.07, 2)
+                _rug(ax, float_values(X[fnum])[ok], "y", 0.07, 2)
             if show_data:   # iml: after the rug; at the categories' positions in ALE order
-                ax.scatter(codes[ok], _floats(X[fnum])[ok], s=_POINT_S, color="black", alpha=0.3,
+                ax.scatter(codes[ok], float_values(X[fnum])[ok], s=_POINT_S, color="black", alpha=0.3,
                            linewidths=0, zorder=_RUG_Z + 0.1)
             return mappable
         mappable = _rects(ax, res, res[".left"], res[".right"], res[".bottom"], res[".top"], res[".ale"])
@@ -269,7 +265,7 @@ def _draw_2d(fig, ax, fe, res: pd.DataFrame, rug: bool, show_data: bool, label: 
         ax.set_xlabel(literal(fnum))
         ax.set_ylabel(label)
         if rug:
-            xv = _floats(X[fnum])
+            xv = float_values(X[fnum])
             # iml: the jitter width follows the *first* feature's type (0.07 when it is the
             # categorical one, else 1% of the numerical feature's range)
             _rug(ax, xv, "x", _numeric_width(fe, 0, xv), 1)
@@ -277,8 +273,8 @@ def _draw_2d(fig, ax, fe, res: pd.DataFrame, rug: bool, show_data: bool, label: 
     ax.set_xlabel(literal(f1))
     ax.set_ylabel(literal(f2))
     if rug or show_data:
-        xv = _axis_values(X[f1], res[f1]) if t1 == "categorical" else _floats(X[f1])
-        yv = _axis_values(X[f2], res[f2]) if t2 == "categorical" else _floats(X[f2])
+        xv = _axis_values(X[f1], res[f1]) if t1 == "categorical" else float_values(X[f1])
+        yv = _axis_values(X[f2], res[f2]) if t2 == "categorical" else float_values(X[f2])
     if show_data:   # iml: the data points between the tiles and the rug
         ok = ~(np.isnan(xv) | np.isnan(yv))
         ax.scatter(xv[ok], yv[ok], s=_POINT_S, color="black", alpha=0.3, linewidths=0)
