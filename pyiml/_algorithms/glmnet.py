@@ -768,7 +768,11 @@ def _full_pass_vectorised(a, g, C, xvl, is_act, active, nx, ab, rsq):
     """The full pass of :func:`_elnet_cov` over every variable for many variables: the gradients
     are one array, updated by one vector operation per changed coefficient (the same products
     and differences, element by element, as the list version: the same bits). Returns the
-    gradients as a list, the largest weighted change and R^2."""
+    gradients as a list, the largest weighted change and R^2.
+
+    A twin of :func:`_full_pass` on purpose: the coordinate loop is the hot path, and sharing its
+    body through a call per coordinate, or using arrays for every size, doubled LocalModel's time
+    with 10 features (1.8 -> 3.5 ms at n = 1,000)."""
     gv = np.asarray(g, dtype=float)
     tmp = np.empty_like(gv)
     dlx = 0.0
