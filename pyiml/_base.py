@@ -8,6 +8,7 @@ results once, in its constructor (``_run``: sample, build the design, predict it
 from __future__ import annotations
 
 import contextlib
+import math
 import numbers
 import warnings
 from typing import Optional
@@ -162,7 +163,7 @@ def check_bool(value, name: str) -> bool:
 
 
 def check_int(value, name: str, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value) \
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value) \
             or value != int(value) or value < minimum:
         raise ValueError(f"{name} must be a whole number >= {minimum}, got {shown(value)}")
     return int(value)

@@ -33,10 +33,11 @@ from __future__ import annotations
 import copy
 import functools
 
+import math
 import numbers
 import threading
 import warnings
-from typing import Callable, Dict, List, Literal, Optional, Sequence, Union
+from typing import Callable, Dict, Iterator, List, Literal, Optional, Sequence, Union
 
 import numpy as np
 import pandas as pd
@@ -67,6 +68,9 @@ def _copy_points(x):
         return x.copy()
     if isinstance(x, (list, tuple)):
         return type(x)(_copy_points(v) for v in x)
+    if isinstance(x, Iterator):
+        raise TypeError(f"grid_points must be a sequence of grid values (a list or an array), got a "
+                        f"{type(x).__name__}: pass list(...) of it")
     return copy.deepcopy(x)
 
 
@@ -79,7 +83,7 @@ def _check_method(method) -> str:
 def _check_features(feature, names: List[str], method: str) -> List[str]:
     if isinstance(feature, str):
         feats = [feature]
-    elif isinstance(feature, (list, tuple, pd.Index, np.ndarray)):
+    elif isinstance(feature, (list, tuple, pd.Index, pd.Series, np.ndarray)):
         feats = list(feature)
     else:
         raise TypeError(
@@ -115,7 +119,7 @@ def _result_columns(method: str, n_features: int) -> tuple:
 def _as_size(v, name: str):
     """A grid size: a number >= 2 (an int when whole; a fractional size stays as it is and the
     grid has as many points as R's ``seq(length.out = size)``, i.e. the size rounded up)."""
-    if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real) or not np.isfinite(v):
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real) or not math.isfinite(v):
         raise ValueError(f"{name} must be a number >= 2, got {shown(v)}")
     if v < 2:
         raise ValueError(f"{name} must be at least 2, got {shown(v)}")
@@ -123,6 +127,8 @@ def _as_size(v, name: str):
 
 
 def _check_grid_size(grid_size, max_len: Optional[int]) -> list:
+    if isinstance(grid_size, np.ndarray) and grid_size.ndim == 0:
+        grid_size = grid_size.item()
     if isinstance(grid_size, (list, tuple, np.ndarray, pd.Series)):
         sizes = [_as_size(v, "grid_size") for v in list(grid_size)]
         if not sizes:
@@ -152,7 +158,7 @@ def _check_ylim(ylim):
 def _check_center_at(center_at) -> Optional[float]:
     if center_at is None:
         return None
-    if isinstance(center_at, bool) or not isinstance(center_at, numbers.Real) or not np.isfinite(center_at):
+    if isinstance(center_at, bool) or not isinstance(center_at, numbers.Real) or not math.isfinite(center_at):
         raise ValueError(f"center_at must be a finite number or None, got {shown(center_at)}")
     return center_at
 
@@ -199,10 +205,14 @@ def _first_codes(values):
 
 
 def _is_sequence(v) -> bool:
-    return not isinstance(v, (str, bytes)) and hasattr(v, "__len__") and hasattr(v, "__getitem__")
+    return not isinstance(v, (str, bytes, pd.DataFrame)) and hasattr(v, "__len__") and hasattr(v, "__getitem__") \
+        and not (isinstance(v, np.ndarray) and v.ndim == 0)
 
 
 def _check_points(points, what: str) -> list:
+    if isinstance(points, pd.DataFrame):
+        raise TypeError(f"{what} must be a sequence of grid values, got a DataFrame: pass one of its columns, "
+                        f"e.g. df[{shown(points.columns[0]) if len(points.columns) else 'column'}]")
     if not _is_sequence(points):
         raise TypeError(f"{what} must be a sequence of grid values, got {shown(points)}")
     arr = list(points.tolist() if hasattr(points, "tolist") else points)
@@ -339,8 +349,10 @@ class FeatureEffect(_LazyResults, InterpretationMethod):
 
     Notes
     -----
-    A constant feature, a feature with missing values, ``grid_size < 2`` and ``center_at``
-    outside the feature's range raise ``ValueError``. Where pyiml differs from iml (ALE with
+    A constant feature, missing values in a feature that ALE (or a categorical PDP/ICE) must
+    grid, ``grid_size < 2`` and ``center_at`` outside the feature's range raise ``ValueError``;
+    a numerical feature with missing values has a PDP/ICE over its finite values (every row
+    kept, as iml). Where pyiml differs from iml (ALE with
     ``center_at``, unused levels, grid points beyond the data, integer × categorical ALE,
     ``predict`` of categorical ALE) see docs/differences.md.
 
@@ -469,9 +481,20 @@ class FeatureEffect(_LazyResults, InterpretationMethod):
                         "(ALE uses every level); pass None for it"
                     )
                 try:
-                    encode_values(self.sampler, f, pts[j])    # raises for unknown levels
+                    encode_values(self.sampler, f, pts[j])    # raises for unknown levels (category dtype)
                 except ValueError as err:
                     raise ValueError(f"grid_points: {err}") from None
+                if not isinstance(self.sampler.X[f].dtype, pd.CategoricalDtype):
+                    # strings and bools: the data's values (a bool grid point must be a bool, not
+                    # something numpy would read as True)
+                    levels = self.sampler.levels(f)
+                    is_bool = pd.api.types.is_bool_dtype(self.sampler.X[f].dtype)
+                    bad = [v for v in _unique_in_order(list(pts[j]))
+                           if (not isinstance(v, (bool, np.bool_)) if is_bool else v not in levels)]
+                    if bad:
+                        raise ValueError(
+                            f"grid_points: values {shown(bad[:5])} are not levels of the categorical feature "
+                            f"{shown(f)} (levels: {shown(levels)})")
             else:
                 arr = np.asarray(pts[j])
                 if arr.dtype.kind not in "iuf" or not np.isfinite(arr.astype(float)).all():
@@ -904,6 +927,10 @@ class FeatureEffects(_LazyResults, InterpretationMethod):
                 raise ValueError(f"features {unknown!r} are not features of the predictor's data; features: {names}")
             if not feats:
                 raise ValueError("features must name at least one feature")
+            if len(set(feats)) != len(feats):
+                dup = list(dict.fromkeys(f for f in feats if feats.count(f) > 1))
+                raise ValueError(f"features contains duplicated names {shown(dup)}: give each feature once "
+                                 f"(got {shown(feats)})")
         sizes = _check_grid_size(grid_size, None)
         if len(sizes) > 1:
             raise ValueError(f"grid_size must be a single number for FeatureEffects, got {shown(grid_size)}")

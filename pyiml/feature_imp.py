@@ -380,7 +380,7 @@ class FeatureImp(InterpretationMethod):
                 if not cols or not all(isinstance(c, str) for c in cols):
                     raise ValueError(f"features: group {k!r} must be a non-empty list of column names, got {shown(v)}")
                 groups[k] = cols
-        elif isinstance(features, (list, tuple, pd.Index, np.ndarray)):
+        elif isinstance(features, (list, tuple, pd.Index, pd.Series, np.ndarray)):
             feats = list(features)
             if not all(isinstance(f, str) for f in feats):
                 raise TypeError(

@@ -7,6 +7,7 @@ share of the (centred) variance that the additive decomposition leaves unexplain
 """
 from __future__ import annotations
 
+import math
 import numbers
 from typing import Dict, List, Optional
 
@@ -143,7 +144,7 @@ class Interaction(InterpretationMethod):
             super().__init__(predictor)  # raises the base class's TypeError
         names = predictor.data.feature_names
         feature = self._check_feature(feature, names)
-        if isinstance(grid_size, bool) or not isinstance(grid_size, numbers.Real) or not np.isfinite(grid_size):
+        if isinstance(grid_size, bool) or not isinstance(grid_size, numbers.Real) or not math.isfinite(grid_size):
             raise TypeError(f"grid_size must be a number >= 2, got {shown(grid_size)}")
         if grid_size < 2:
             raise ValueError(f"grid_size must be >= 2 (iml: Element 1 is not >= 2), got {shown(grid_size)}")

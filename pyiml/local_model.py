@@ -31,7 +31,7 @@ DIST_FUNS = ("gower", "euclidean", "maximum", "manhattan", "canberra", "binary",
 
 
 def _check_number(value, name: str, positive: bool = True) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value) \
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value) \
             or (positive and value <= 0):
         raise ValueError(f"{name} must be a finite number{' > 0' if positive else ''}, got {shown(value)}")
     return float(value)
@@ -173,7 +173,7 @@ class LocalModel(InterpretationMethod):
         if not isinstance(predictor, Predictor):
             super().__init__(predictor)  # raises the base class's TypeError
         p = predictor.data.n_features
-        if isinstance(k, bool) or not isinstance(k, numbers.Real) or not np.isfinite(k) or k != int(k) \
+        if isinstance(k, bool) or not isinstance(k, numbers.Real) or not math.isfinite(k) or k != int(k) \
                 or not 1 <= k <= p:
             raise ValueError(f"k must be a whole number between 1 and {p} (the number of features), got {shown(k)}")
         if x_interest is not None and not isinstance(x_interest, (pd.DataFrame, pd.Series)):

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ._algorithms.rformat import r_make_names
-from .data import Data, numbers_in_objects
+from .data import Data, _refuse_duplicated_names, numbers_in_objects
 from ._text import shown
 
 __all__ = ["Predictor", "prediction_function"]
@@ -568,6 +568,12 @@ class Predictor:
         fitted = getattr(model, "feature_names_in_", None) if predict_function is None else None
         if fitted is not None:
             lacking = [str(c) for c in fitted if str(c) not in self.data.feature_names]
+            as_y = [c for c in lacking if c in [str(t) for t in (self.data.y_names or [])]]
+            if as_y:
+                raise ValueError(
+                    f"the {model.__class__.__name__} model was fitted with the column(s) {as_y} (feature_names_in_), "
+                    "which this Predictor takes as the target y, so they are not features: pass y as the model's "
+                    "target column (or as a separate array)")
             if lacking:
                 raise ValueError(
                     f"data lacks the feature column(s) {lacking} that the {model.__class__.__name__} model was fitted "
@@ -645,6 +651,7 @@ class Predictor:
         """
         if not isinstance(newdata, pd.DataFrame):
             raise TypeError(f"newdata must be a pandas DataFrame, not {type(newdata).__name__}")
+        _refuse_duplicated_names(newdata.columns, "newdata")
         values = self.predict_array(newdata)
         # newdata's row labels (iml drops R's row names): test["pred"] = p.predict(test)["pred"] aligns
         return pd.DataFrame(values, columns=self.output_names, index=newdata.index, copy=values.base is not None)
@@ -677,6 +684,13 @@ class Predictor:
                 raise ValueError(
                     f"newdata is missing the feature column(s) {missing} and the {where} failed on it "
                     f"({err.__class__.__name__}: {err}): pass every feature column of data"
+                ) from err
+            target = self.data.y_names or []
+            if isinstance(err, KeyError) and err.args and any(err.args[0] == t for t in target):
+                raise ValueError(
+                    f"the {where} reads the column {shown(err.args[0])}, which this Predictor takes as the "
+                    f"target y, so it is not among the features the {where} gets: if the model needs it, "
+                    "it is a feature (pass y as another column or as a separate array)"
                 ) from err
             if hasattr(err, "add_note"):   # Python >= 3.11
                 err.add_note(f"(raised by the {where} that pyiml's Predictor called on {n} rows of newdata)")

@@ -144,13 +144,16 @@ def check_x_interest(data, x_interest, argument: str = "x_interest", allow_missi
         v = x[c]
         miss = isna[:, j]
         if kind == "categorical":
-            levels = set(data.levels(c))
+            level_list = data.levels(c)
+            levels = set(level_list)
             vals = v.tolist()
-            bad = sorted({str(a) for a, m in zip(vals, miss) if not m and a not in levels})
+            bad = list(dict.fromkeys(a for a, m in zip(vals, miss) if not m and a not in levels))
             if bad:
+                text = any(isinstance(a, str) for a in bad) and not any(isinstance(a, str) for a in level_list)
                 raise ValueError(
-                    f"{argument}: column {c!r} has value(s) {bad} that are not categories of the data "
-                    f"({[str(a) for a in data.levels(c)]})"
+                    f"{argument}: column {c!r} has value(s) {shown(bad[:5])} that are not categories of the data "
+                    f"({shown(level_list)})" + (
+                        ": the levels are not text; pass values of the data's type" if text else "")
                 )
             # missing strings or bools stay missing (np.asarray would make NaN True)
             kept = np.array([None if m else a for a, m in zip(vals, miss)], dtype=object)

@@ -274,6 +274,15 @@ def r_predictor(data: pd.DataFrame, y=None, model=None, predict_function=None, c
     if kwargs:
         raise TypeError(f"r_predictor got unexpected argument(s) {sorted(kwargs)}")
     session.require(["iml"])
+    if isinstance(data, pd.DataFrame):
+        target = [y] if isinstance(y, str) else []
+        logical = [str(c) for c, dt in data.dtypes.items() if c not in target and (
+            dt == np.dtype(bool) or isinstance(dt, pd.BooleanDtype))]
+        if logical:
+            raise ValueError(
+                f"data column(s) {logical} are bool, which reach R as logical features, and R's iml rejects "
+                "those (its feature types are numerical, integer and categorical): convert them first, e.g. "
+                f"data.astype({{{logical[0]!r}: 'category'}}) (pyiml itself takes bool columns as categoricals)")
     args: Dict[str, Any] = {}
     r_model = None
     pf = predict_function

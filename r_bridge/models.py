@@ -96,6 +96,10 @@ _R_PREDICT = r"""function(model, newdata, type, pf) {
     }
   } else if (is.null(pf)) {
     pred <- if (is.null(type)) stats::predict(model, newdata) else stats::predict(model, newdata, type = type)
+    if (nrow(newdata) == 1L && is.numeric(pred) && is.null(dim(pred)) && length(pred) > 1L)
+      # one row of k outputs that predict() dropped to a vector (nnet::multinom(type = "probs"),
+      # predict.gbm...): iml stops at "Must have exactly 1 rows"
+      pred <- matrix(pred, nrow = 1L, dimnames = list(NULL, names(pred)))
     if (inherits(model, "randomForest") && identical(model$type, "classification") && is.factor(pred)) {
       # labels: ties of the (cutoff-weighted) votes were broken at random
       v <- stats::predict(model, newdata, type = "vote", norm.votes = FALSE)
@@ -540,8 +544,9 @@ class RModel:
                 f"sorted order (what astype('category') makes), but R sorts them {list(r_order)} (the levels of "
                 "R's factor()). It reaches R as a factor with the levels in the Categorical's order, and models "
                 "that use factor codes (ranger, e1071::svm) read levels by position: if the model was trained on "
-                "an R factor, its predictions are wrong. Then reorder the categories first: "
-                f"df[{name!r}] = df[{name!r}].cat.reorder_categories({list(r_order)})",
+                "an R factor, its predictions are wrong. Then reorder the categories as the training factor's "
+                f"levels: df[{name!r}] = df[{name!r}].cat.reorder_categories({list(r_order)}) if it was made by "
+                "factor() with its default levels, the levels given to factor(levels = ...) otherwise",
                 UserWarning, stacklevel=user_stacklevel(("pyiml", "r_bridge")))
         return None
 

@@ -502,7 +502,8 @@ def test_data_without_a_column_the_model_was_fitted_with():
     data = d[["a", "y"]].assign(q=1.0)
     check(lambda: Predictor(m, data=data, y="y"), ValueError,
           r"data lacks the feature column\(s\) \['b'\] that the LinearRegression model was fitted with", data)
-    check(lambda: Predictor(m, data=d[["a", "b"]].assign(y=d["b"]), y="b"), ValueError, r"lacks .*\['b'\]")
+    check(lambda: Predictor(m, data=d[["a", "b"]].assign(y=d["b"]), y="b"), ValueError,
+          r"fitted with the column\(s\) \['b'\] .*which this Predictor takes as the target y")
 
 
 def test_target_frame_with_duplicated_names():
@@ -607,3 +608,113 @@ def test_messages_show_numpy_scalars_as_numbers():
         with pytest.raises((ValueError, TypeError)) as err:
             call()
         assert text in str(err.value) and not re.search(r"np\.\w+\(", str(err.value)), str(err.value)
+
+
+# ---------------------------------------------------------------- session 23 input probe
+def _mixed():
+    rng = np.random.default_rng(5)
+    return pd.DataFrame({"a": rng.random(N), "s": rng.choice(["p", "q"], N), "bo": rng.random(N) > 0.5,
+                         "ci": pd.Categorical(rng.choice([0, 1, 2], N))})
+
+
+def _f_mixed(d):
+    return d["a"].to_numpy() + (d["s"].to_numpy() == "p") + d["bo"].to_numpy()
+
+
+@pytest.mark.parametrize("feature, points, levels", [
+    ("s", ["p", "zz"], r"\['zz'\] are not levels of the categorical feature 's' \(levels: \['p', 'q'\]\)"),
+    ("s", [1, 2], r"\[1, 2\] are not levels of the categorical feature 's'"),
+    ("bo", ["x", 5], r"\['x', 5\] are not levels of the categorical feature 'bo' \(levels: \[False, True\]\)"),
+    ("bo", [1], r"\[1\] are not levels"),
+    (["a", "s"], [[0.5], ["zz"]], r"\['zz'\] are not levels of the categorical feature 's'"),
+])
+def test_grid_points_of_string_and_bool_features_must_be_their_levels(feature, points, levels):
+    """Were sent to the model as they were (a string feature at 'zz') or read by numpy as bools
+    (['x', 5] became [True, True]); a category column already refused them."""
+    p = Predictor(predict_function=_f_mixed, data=_mixed())
+    with pytest.raises(ValueError, match="grid_points: values " + levels):
+        FeatureEffect(p, feature, method="pdp", grid_points=points)
+    ok = FeatureEffect(p, "bo", method="pdp", grid_points=[True]).results
+    assert ok["bo"].tolist() == [True]
+
+
+@pytest.mark.parametrize("points, exc, msg", [
+    (np.array(0.5), TypeError, r"grid_points must be a sequence of grid values, got array\(0.5\)"),
+    ((v for v in [0.1, 0.2]), TypeError, r"got a generator: pass list\(...\) of it"),
+    (pd.DataFrame({"a": [0.1, 0.2]}), TypeError, r"got a DataFrame: pass one of its columns, e.g. df\['a'\]"),
+])
+def test_grid_points_that_are_no_sequence_get_a_clear_error(points, exc, msg):
+    p = Predictor(predict_function=_f_mixed, data=_mixed())
+    with pytest.raises(exc, match=msg):
+        FeatureEffect(p, "a", method="pdp", grid_points=points)
+
+
+def test_a_zero_dimensional_array_and_fractions_are_numbers():
+    """np.array(5) as grid_size and fractions.Fraction as sizes and centres failed inside numpy
+    ("iteration over a 0-d array", "ufunc 'isfinite' not supported")."""
+    from fractions import Fraction
+
+    X = _mixed()
+    p = Predictor(predict_function=_f_mixed, data=X)
+    assert len(FeatureEffect(p, "a", method="pdp", grid_size=np.array(5)).results) == 5
+    assert len(FeatureEffect(p, "a", method="pdp", grid_size=Fraction(5)).results) == 5
+    fe = FeatureEffect(p, "a", method="pdp", grid_size=5, center_at=Fraction(1, 2))
+    assert fe.center_at == 0.5
+    assert len(Shapley(p, X.iloc[[0]], sample_size=Fraction(5), random_state=1).results) == 4
+    assert Interaction(p, grid_size=Fraction(4), random_state=1).results.shape == (4, 2)
+    with pytest.raises(ValueError, match="must be a whole number >= 1, got Fraction"):
+        Shapley(p, X.iloc[[0]], sample_size=Fraction(5, 2))
+
+
+def test_x_interest_unknown_level_message_shows_the_levels_as_values():
+    """Printed as text, the levels seemed to hold the refused value ("['1'] ... (['0', '1', '2'])")."""
+    X = _mixed()
+    p = Predictor(predict_function=_f_mixed, data=X)
+    with pytest.raises(ValueError, match=r"column 'ci' has value\(s\) \['1'\] that are not categories of the data "
+                                         r"\(\[0, 1, 2\]\): the levels are not text"):
+        Shapley(p, X.iloc[[0]].assign(ci=pd.Categorical(["1"])))
+    with pytest.raises(ValueError, match=r"column 'bo' has value\(s\) \['True'\] .*\(\[False, True\]\)"):
+        Shapley(p, X.iloc[[0]].assign(bo="True"))
+    with pytest.raises(ValueError, match=r"column 's' has value\(s\) \['zz'\] that are not categories of the data "
+                                         r"\(\['p', 'q'\]\)$"):
+        Shapley(p, X.iloc[[0]].assign(s="zz"))
+
+
+def test_features_duplicates_and_series_alike_in_every_method():
+    """FeatureEffects dropped a repeated feature without a word (FeatureImp and FeatureEffect
+    refuse it); a Series of names was refused by FeatureImp and FeatureEffect only."""
+    X = _df()
+    p = Predictor(predict_function=f_reg, data=X, y="y")
+    with pytest.raises(ValueError, match=r"features contains duplicated names \['a'\]: give each feature once"):
+        FeatureEffects(p, features=["a", "b", "a"])
+    names = pd.Series(["a", "b"], index=[5, 7])
+    assert FeatureImp(p, loss="mae", features=names, random_state=1).results["feature"].tolist() in (
+        ["a", "b"], ["b", "a"])
+    assert FeatureEffect(p, names, method="pdp", grid_size=3).feature_name == ["a", "b"]
+    assert list(FeatureEffects(p, features=names).results) == ["a", "b"]
+
+
+def test_a_target_column_the_model_reads_is_named_as_y():
+    """A model reading the column given as y failed with a bare KeyError (predict_function) or
+    said data "lacks" the column (scikit-learn), which data had."""
+    from sklearn.linear_model import LinearRegression
+
+    X = _df()
+    p = Predictor(predict_function=f_reg, data=X, y="a")
+    with pytest.raises(ValueError, match=r"the predict_function reads the column 'a', which this Predictor takes as "
+                                         r"the target y"):
+        FeatureEffect(p, "b", method="pdp")
+    m = LinearRegression().fit(X[["a", "b"]], X["y"])
+    with pytest.raises(ValueError, match=r"fitted with the column\(s\) \['a'\] \(feature_names_in_\), which this "
+                                         r"Predictor takes as the target y"):
+        Predictor(m, data=X, y="a")
+
+
+def test_predict_refuses_duplicated_newdata_columns():
+    X = _df()
+    p = Predictor(predict_function=f_reg, data=X, y="y")
+    nd = pd.concat([X[["a"]], X], axis=1)
+    before = nd.copy()
+    with pytest.raises(ValueError, match=r"newdata has duplicated column names \['a'\]: make them unique"):
+        p.predict(nd)
+    pd.testing.assert_frame_equal(nd, before)

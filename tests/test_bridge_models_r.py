@@ -342,3 +342,34 @@ def test_mlr_and_caret_models_predict_as_iml(r, name):
         assert set(np.unique(got.to_numpy())) == {0.0, 1.0}
     else:
         assert list(got.columns) == [".prediction"]
+
+
+def test_one_row_prediction_that_r_drops_to_a_vector_is_one_row(r):
+    """nnet::multinom(type = "probs") returns a named vector for one row; iml stops at "Must
+    have exactly 1 rows" (so does Interaction, whose first call predicts one row), pyiml read it
+    as 3 predictions for 1 row. It is the one row of class probabilities."""
+    import pyiml
+    from r_bridge import RModel, convert
+
+    r.require(["nnet"])
+    iris = convert.r2py(r.r_eval("iris"))
+    m = RModel(r.r_eval("nnet::multinom(Species ~ ., data = iris, trace = FALSE)"), type="probs")
+    p = pyiml.Predictor(m, data=iris, y="Species")
+    two = p.predict(iris.iloc[[0, 60]])
+    one = p.predict(iris.iloc[[60]])
+    assert list(one.columns) == ["setosa", "versicolor", "virginica"] and one.index.tolist() == [60]
+    np.testing.assert_array_equal(one.to_numpy(), two.to_numpy()[1:])
+    res = pyiml.Interaction(p, grid_size=4, random_state=1).results
+    assert res.shape == (12, 3) and np.isfinite(res[".interaction"]).all()
+
+
+def test_r_predictor_names_bool_features_and_the_fix(r):
+    """R's iml rejects logical features with its assertion text (all(feature.class %in%
+    names(feature.types)) is not TRUE), which names neither the column nor the fix."""
+    from r_bridge import r_predictor
+
+    d = pd.DataFrame({"a": np.arange(10.0), "flag": np.arange(10) % 2 == 0, "t": np.arange(10) % 3 == 0})
+    with pytest.raises(ValueError, match=r"data column\(s\) \['flag'\] are bool.*data.astype\(\{'flag': 'category'\}\)"):
+        r_predictor(d, y="t", predict_function=lambda nd: nd["a"])
+    ok = r_predictor(d.astype({"flag": "category"}), y="t", predict_function=lambda nd: nd["a"])
+    assert list(r.r_eval("p$data$feature.names", p=ok)) == ["a", "flag"]

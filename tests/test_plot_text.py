@@ -130,12 +130,42 @@ def test_facets_label_only_their_outer_axes():
     fig.canvas.draw()
     axes = fig.axes
     assert [a.get_title() for a in axes] == ["k1", "k2", "k3", "k4"]           # 2 x 2
-    shown_x = [a.xaxis.label.get_visible() and any(t.get_visible() and t.get_text() for t in a.get_xticklabels())
-               for a in axes]
-    shown_y = [a.yaxis.label.get_visible() and any(t.get_visible() and t.get_text() for t in a.get_yticklabels())
-               for a in axes]
+    shown_x = [any(t.get_visible() and t.get_text() for t in a.get_xticklabels()) for a in axes]
+    shown_y = [any(t.get_visible() and t.get_text() for t in a.get_yticklabels()) for a in axes]
     assert shown_x == [False, False, True, True] and shown_y == [True, False, True, False]
+    # the shared axis titles once for the figure, as ggplot draws them (were under every column)
+    assert not any(a.xaxis.label.get_visible() or a.yaxis.label.get_visible() for a in axes)
+    assert [t for t in _texts(fig) if t in ("Features", "Overall interaction strength")] == \
+        ["Overall interaction strength", "Features"]
     assert all(a.get_ylabel() == "Features" for a in axes)     # the hidden titles keep their text
+
+
+def test_facets_in_one_row_share_one_x_title_and_a_2d_pdp_one_legend():
+    """Three class panels in one row showed the x title three times (R: once, under all of
+    them), and a numerical x categorical 2-D PDP drew one legend inside every panel (R: one
+    colour guide right of the panels). In a FeatureEffects grid each feature keeps its title,
+    once, under its middle panel."""
+    rng = np.random.default_rng(1)
+    X = pd.DataFrame({"a": rng.uniform(size=40), "b": rng.uniform(size=40),
+                      "k": pd.Categorical(rng.choice(["u", "v"], size=40))})
+
+    def three(d):
+        s = np.column_stack([d["a"] + 0.1, d["b"] + 0.1, (d["k"] == "u") + 0.1])
+        return pd.DataFrame(s / s.sum(axis=1, keepdims=True), columns=["c1", "c2", "c3"])
+
+    p = pyiml.Predictor(predict_function=three, data=X)
+    fig = pyiml.FeatureEffect(p, "a", method="pdp", grid_size=4).plot()
+    fig.canvas.draw()
+    assert _texts(fig).count("a") == 1 and not any(ax.xaxis.label.get_visible() for ax in fig.axes)
+    fig = pyiml.FeatureEffect(p, ["a", "k"], method="pdp", grid_size=4).plot()
+    legends = [ax.get_legend() for ax in fig.axes if ax.get_legend() is not None]
+    assert len(legends) == 1 and legends[0].get_title().get_text() == "k"
+    assert [t.get_text() for t in legends[0].get_texts()] == ["u", "v"]
+    assert legends[0].axes is fig.axes[2]                  # the top row's last panel, outside right
+    fig = pyiml.FeatureEffects(p, features=["a", "b"], method="pdp", grid_size=4).plot()
+    fig.canvas.draw()
+    shown = [ax.get_xlabel() for ax in fig.axes if ax.xaxis.label.get_visible()]
+    assert shown == ["a", "b"]                             # one per feature: its middle panel
 
 
 def test_infinite_values_are_drawn_at_the_panels_edge():

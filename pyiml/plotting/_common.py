@@ -100,10 +100,13 @@ def facet_axes(fig: Figure, n: int, sharex: bool = True) -> List:
     return axes
 
 
-def outer_labels(axes: Sequence, ncol: int) -> None:
-    """Axis titles and tick labels of facets only where ggplot's ``facet_wrap`` (fixed scales)
-    draws them: the x axis under the last panel of each column, the y axis left of each row.
-    The hidden titles keep their text (``get_xlabel``)."""
+def outer_labels(axes: Sequence, ncol: int, whole_figure: bool = True) -> None:
+    """Axis tick labels of facets only where ggplot's ``facet_wrap`` (fixed scales) draws them:
+    the x axis under the last panel of each column, the y axis left of each row; an axis title
+    that every panel shares is drawn once, as ggplot draws it once under (left of) all panels:
+    for the figure (``supxlabel``, ``supylabel``) when the facets fill it, else (``whole_figure``
+    False: facets in one cell of a larger figure) on the middle column's bottom panel (the middle
+    row's left panel). The hidden titles keep their text (``get_xlabel``)."""
     n = len(axes)
     for i, ax in enumerate(axes):
         if i + ncol < n:
@@ -112,6 +115,22 @@ def outer_labels(axes: Sequence, ncol: int) -> None:
         if i % ncol:
             ax.tick_params(axis="y", labelleft=False)
             ax.yaxis.label.set_visible(False)
+    if n < 2:
+        return
+    fig = axes[0].figure
+    nrow = -(-n // ncol)
+    # the panel that keeps the title when the facets share a figure with others
+    keep = {"x": min(n - 1, (nrow - 1) * ncol + (ncol - 1) // 2), "y": ((nrow - 1) // 2) * ncol}
+    if keep["x"] + ncol < n:    # the middle column's last panel is in the row above the last
+        keep["x"] += ncol
+    for which, sup in (("x", fig.supxlabel), ("y", fig.supylabel)):
+        labels = [getattr(ax, f"{which}axis").label for ax in axes]
+        text = labels[0].get_text()
+        if text and all(lab.get_text() == text for lab in labels):
+            if whole_figure:
+                sup(text, fontsize=labels[0].get_fontsize())
+            for i, lab in enumerate(labels):
+                lab.set_visible(not whole_figure and i == keep[which])
 
 
 def class_list(col: pd.Series) -> list:

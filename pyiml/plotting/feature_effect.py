@@ -87,6 +87,11 @@ def _jitter(values: np.ndarray, width: float, seed: int) -> np.ndarray:
     return values + rng.uniform(-width, width, size=values.size)
 
 
+def _cat_feature(fe) -> str:
+    """The categorical feature of a numerical x categorical effect."""
+    return fe.feature_name[0] if fe.feature_type[0] == "categorical" else fe.feature_name[1]
+
+
 def _levels(col: pd.Series) -> list:
     """The x-axis categories ggplot shows: factor levels that occur (level order), else sorted values."""
     if isinstance(col.dtype, pd.CategoricalDtype):
@@ -261,7 +266,6 @@ def _draw_2d(fig, ax, fe, res: pd.DataFrame, rug: bool, show_data: bool, label: 
             sub = rows_of(res, rows, lv)
             sub = sub.sort_values(fnum, kind="stable")
             ax.plot(sub[fnum].to_numpy(dtype=float), sub[".value"].to_numpy(dtype=float), color=col, label=literal(lv))
-        ax.legend(title=literal(fcat), fontsize=7, title_fontsize=8, frameon=False)
         ax.set_xlabel(literal(fnum))
         ax.set_ylabel(label)
         if rug:
@@ -342,8 +346,10 @@ def _expand(limits, data_range):
     return lo - pad, hi + pad
 
 
-def _draw_effect(fig: Figure, spec, fe, rug: bool, show_data: bool, ylim, ylabel: Optional[str] = "auto"):
-    """Draw one FeatureEffect into ``spec`` (facets per class); returns the axes."""
+def _draw_effect(fig: Figure, spec, fe, rug: bool, show_data: bool, ylim, ylabel: Optional[str] = "auto",
+                 whole_figure: bool = False):
+    """Draw one FeatureEffect into ``spec`` (facets per class; ``whole_figure``: they fill the
+    figure); returns the axes."""
     res = fe.results
     label = y_axis_label(fe)
     if ylabel == "auto":
@@ -367,7 +373,14 @@ def _draw_effect(fig: Figure, spec, fe, rug: bool, show_data: bool, ylim, ylabel
         ax.grid(True, color="0.92")
         ax.set_axisbelow(True)
     if len(axes) > 1:
-        outer_labels(axes, wrap_dims(len(axes))[1])
+        outer_labels(axes, wrap_dims(len(axes))[1], whole_figure=whole_figure)
+    lines = axes[-1].get_legend_handles_labels()
+    if fe.n_features == 2 and lines[0]:
+        # numerical x categorical PDP: one legend of the levels right of the panels (ggplot's
+        # colour guide), on the top row's last panel
+        axes[min(len(axes), wrap_dims(len(axes))[1]) - 1].legend(
+            *lines, title=literal(_cat_feature(fe)), fontsize=7, title_fontsize=8, frameon=False,
+            loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
     if mappables:
         vals = np.concatenate([np.asarray(m.get_array(), dtype=float) for m in mappables])
         # one scale for every panel; a constant fill gets ggplot's middle colour in each panel
@@ -392,7 +405,7 @@ def plot_feature_effect(fe, rug: bool = True, show_data: bool = False, ylim=None
         nrow, ncol = wrap_dims(n)
         fig = Figure(figsize=(4.5 * ncol + (1.2 if fe.n_features == 2 else 0), 3.5 * nrow), layout="constrained")
         spec = fig.add_gridspec(1, 1)[0]
-    _draw_effect(fig, spec, fe, rug, show_data, ylim)
+    _draw_effect(fig, spec, fe, rug, show_data, ylim, whole_figure=ax is None)
     return fig
 
 

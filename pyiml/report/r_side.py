@@ -249,7 +249,7 @@ def _conform(value, dtypes: Dict[str, pd.CategoricalDtype]):
 def _iml_hint(data: pd.DataFrame, message: str) -> str:
     """What to do about an iml failure that comes from the data rather than from pyiml."""
     bools = [str(c) for c in data.columns if pd.api.types.is_bool_dtype(data[c].dtype)]
-    if bools and "feature.class" in message:
+    if bools and ("feature.class" in message or "reach R as logical" in message):   # iml's, r_predictor's
         return (f" — iml takes no logical columns ({', '.join(bools)}; pyiml reads them as categories, "
                 "docs/differences.md): to compare with iml, give them as categories or as 0/1 numbers")
     if "syntactic" in message or "renam" in message:
