@@ -187,6 +187,11 @@ def _has_missing(col: pd.Series, encoded: np.ndarray) -> bool:
     return bool(col.isna().any())
 
 
+def _is_missing(value) -> bool:
+    """None, NaN, pd.NA or NaT (a scalar that ``pd.isna`` calls missing)."""
+    return value is None or (np.ndim(value) == 0 and bool(pd.isna(value)))
+
+
 def _unique_in_order(values) -> list:
     return [values[i] for i in _first_codes(values)[1]]
 
@@ -488,9 +493,10 @@ class FeatureEffect(_LazyResults, InterpretationMethod):
                     # strings and bools: the data's values (a bool grid point must be a bool, not
                     # something numpy would read as True)
                     levels = self.sampler.levels(f)
+                    known = set(levels)
                     is_bool = pd.api.types.is_bool_dtype(self.sampler.X[f].dtype)
                     bad = [v for v in _unique_in_order(list(pts[j]))
-                           if (not isinstance(v, (bool, np.bool_)) if is_bool else v not in levels)]
+                           if _is_missing(v) or (not isinstance(v, (bool, np.bool_)) if is_bool else v not in known)]
                     if bad:
                         raise ValueError(
                             f"grid_points: values {shown(bad[:5])} are not levels of the categorical feature "

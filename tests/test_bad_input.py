@@ -626,6 +626,8 @@ def _f_mixed(d):
     ("s", [1, 2], r"\[1, 2\] are not levels of the categorical feature 's'"),
     ("bo", ["x", 5], r"\['x', 5\] are not levels of the categorical feature 'bo' \(levels: \[False, True\]\)"),
     ("bo", [1], r"\[1\] are not levels"),
+    ("bo", [True, None], r"\[None\] are not levels"),
+    ("s", ["p", pd.NA], r"\[<NA>\] are not levels"),        # was: boolean value of NA is ambiguous
     (["a", "s"], [[0.5], ["zz"]], r"\['zz'\] are not levels of the categorical feature 's'"),
 ])
 def test_grid_points_of_string_and_bool_features_must_be_their_levels(feature, points, levels):
