@@ -685,8 +685,8 @@ class Predictor:
                     f"newdata is missing the feature column(s) {missing} and the {where} failed on it "
                     f"({err.__class__.__name__}: {err}): pass every feature column of data"
                 ) from err
-            target = self.data.y_names or []
-            if isinstance(err, KeyError) and err.args and any(err.args[0] == t for t in target):
+            key = err.args[0] if isinstance(err, KeyError) and err.args else None
+            if isinstance(key, (str, int)) and key in (self.data.y_names or []):
                 raise ValueError(
                     f"the {where} reads the column {shown(err.args[0])}, which this Predictor takes as the "
                     f"target y, so it is not among the features the {where} gets: if the model needs it, "

@@ -341,7 +341,8 @@ class Shapley(InterpretationMethod):
         self._multiclass = diff.shape[3] > 1
         outputs = list(self.predictor.output_names)
         self._set_predictions(y_x, outputs)
-        self.results = self._aggregate_results(diff, outputs)
+        with np.errstate(invalid="ignore"):   # infinite predictions give NaN phi and variances, as in R
+            self.results = self._aggregate_results(diff, outputs)
         self._finished = True
 
     def _contributions(self, rows: np.ndarray, rank, zrow, xenc):
@@ -413,8 +414,9 @@ class Shapley(InterpretationMethod):
         chain = P[:n_chain].reshape(p, S, K)  # (chain row t, sample, class)
         px = P[n_chain:]
         step = np.empty((p, S, K))  # step t: the change when the feature at position t joins
-        np.subtract(chain[1:], chain[:-1], out=step[:p - 1])
-        np.subtract(np.repeat(px, M, axis=0), chain[p - 1], out=step[p - 1])
+        with np.errstate(invalid="ignore"):   # inf - inf (a model infinite at an infinite x_interest) is NaN, as in R
+            np.subtract(chain[1:], chain[:-1], out=step[:p - 1])
+            np.subtract(np.repeat(px, M, axis=0), chain[p - 1], out=step[p - 1])
         diff = np.take_along_axis(step, rkT[:, :, None], axis=0)  # (feature, sample, class)
         return diff.transpose(1, 0, 2).reshape(Rc, M, p, K), px
 

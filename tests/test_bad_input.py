@@ -720,3 +720,18 @@ def test_predict_refuses_duplicated_newdata_columns():
     with pytest.raises(ValueError, match=r"newdata has duplicated column names \['a'\]: make them unique"):
         p.predict(nd)
     pd.testing.assert_frame_equal(nd, before)
+
+
+def test_shapley_of_an_infinite_point_is_silent_inf_and_nan_as_in_r():
+    """A model infinite at an infinite x_interest: phi is inf - finite = inf for that feature and
+    inf - inf = NaN for the others, as R computes them; numpy's 'invalid value' RuntimeWarnings
+    leaked from pyiml's internals."""
+    import warnings
+
+    X = _df().drop(columns="y")
+    p = Predictor(predict_function=f_reg, data=X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = Shapley(p, X.iloc[[0]].assign(a=np.inf), sample_size=20, random_state=1).results
+    assert res["phi"].tolist()[0] == np.inf and res["phi"].isna().tolist() == [False, True, True]
+    assert res["feature.value"].tolist()[0] == "a=Inf"
