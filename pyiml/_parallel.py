@@ -9,7 +9,7 @@ import weakref
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, List, Optional
 
-__all__ = ["check_n_jobs", "min_items", "split_chunks", "map_items", "THREAD_MIN_BATCH"]
+__all__ = ["check_n_jobs", "min_items", "thread_workers", "split_chunks", "map_items", "THREAD_MIN_BATCH"]
 
 
 def check_n_jobs(n_jobs) -> int:
@@ -37,20 +37,51 @@ THREAD_MIN_BATCH = 10_000
 _CHUNK_ROWS = 50_000
 
 
-def split_chunks(n_items: int, rows_per_item: int, batch_size: int, n_jobs: int, progress: bool) -> List[range]:
+def thread_workers(n_jobs: int, batch_size: int, desc: Optional[str] = None, key=None,
+                   rows: Optional[int] = None) -> int:
+    """The threads :func:`map_items` can use for a kind of work: 1 unless ``n_jobs`` > 1, model
+    calls of at least :data:`THREAD_MIN_BATCH` rows, several usable CPUs (never more threads
+    than those CPUs) and, when the work's design ``rows`` are given, at least one full model
+    call per thread (work that ``n_jobs = 1`` predicts in fewer calls would be cut into more
+    calls for the threads, and a model with a cost per call, such as a random forest, loses
+    more that way than the threads gain); 1 also while the decision measured for ``(desc,
+    key)`` says threads lose (such a use counts towards its next measurement, as in
+    :func:`map_items`). Where it is 1 the work is cut as for ``n_jobs = 1`` and makes no more
+    model calls than that."""
+    if n_jobs <= 1 or batch_size < THREAD_MIN_BATCH:
+        return 1
+    workers = min(n_jobs, _cpus())
+    if rows is not None and rows < workers * batch_size:
+        return 1
+    if workers > 1 and desc is not None:
+        slot, ref = _slot(desc, key)
+        known = _known(slot, ref)
+        if known is not None and not known[0] and known[1] < RECHECK_EVERY:
+            with _PAY_LOCK:
+                known[1] += 1
+            return 1
+    return workers
+
+
+def split_chunks(n_items: int, rows_per_item: int, batch_size: int, n_jobs: int, progress: bool,
+                 desc: Optional[str] = None, key=None) -> List[range]:
     """Split ``n_items`` work items (groups, points) into consecutive chunks.
 
     A chunk holds about ``max(batch_size, 50 000)`` design rows, so that model calls are full;
-    with threads at least :func:`min_items` chunks (one per thread and one more, so that
-    :func:`map_items` can measure whether threads pay), with a progress bar at most 1/20 of the
-    items.
-    Results never depend on the chunking.
+    when threads may run (:func:`thread_workers` for ``desc`` and ``key``, the kind of work
+    :func:`map_items` gets) at least :func:`min_items` chunks of nearly equal size (one per
+    thread and one more, so that :func:`map_items` can measure whether threads pay); with a
+    progress bar at most 1/20 of the items. Results never depend on the chunking.
     """
     per = max(1, max(batch_size, _CHUNK_ROWS) // max(1, rows_per_item))
-    if n_jobs > 1:
-        per = min(per, -(-n_items // min_items(n_jobs)))
     if progress:
         per = min(per, max(1, n_items // 20))
+    workers = thread_workers(n_jobs, batch_size, desc, key, rows=n_items * rows_per_item)
+    if workers > 1:
+        k = max(min_items(workers), -(-n_items // per))   # chunks: enough to measure, none over per
+        k = min(k, n_items)
+        bounds = [n_items * i // k for i in range(k + 1)] if k else [0]
+        return [range(a, b) for a, b in zip(bounds[:-1], bounds[1:])]
     return [range(i, min(i + per, n_items)) for i in range(0, n_items, per)]
 
 
@@ -84,6 +115,14 @@ def _known(slot, ref):
     if known is not None and ref is not None and (known[2] is None or known[2]() is not ref()):
         return None   # a decision about another object that had the same id
     return known
+
+
+def _size(item) -> int:
+    """The amount of work in an item: its length (a chunk of points or features), else 1."""
+    try:
+        return max(1, len(item))
+    except TypeError:
+        return 1
 
 
 def min_items(n_jobs: int) -> int:
@@ -149,7 +188,10 @@ def map_items(fn: Callable, items: list, n_jobs: int, batch_size: int, progress:
             t0 = time.perf_counter()
             out += list(ex.map(run, items[1:1 + workers]))
             together = time.perf_counter() - t0
-            pays = together < THREAD_GAIN * workers * alone
+            # the items' sizes (chunks of items) weigh the time the first one took alone: the
+            # threads pay when they took less than that item would take serially for their work
+            serial = alone * sum(_size(x) for x in items[1:1 + workers]) / _size(items[0])
+            pays = together < THREAD_GAIN * serial
             with _PAY_LOCK:
                 for k in [k for k, v in _THREADS_PAY.items() if v[2] is not None and v[2]() is None]:
                     del _THREADS_PAY[k]   # decisions about freed predictors

@@ -45,7 +45,7 @@ import pandas as pd
 from ._ale import AleCatPlan, AleNumCatPlan, AleNumNumPlan, AleNumPlan
 from ._algorithms.grids import anchor_grid, expand_grid, float_values, grid_1d, r_approx
 from ._base import InterpretationMethod, check_bool, check_int, refuse_result_names
-from ._parallel import THREAD_MIN_BATCH, check_n_jobs, map_items, min_items
+from ._parallel import check_n_jobs, map_items, min_items, thread_workers
 from ._pdp import PDPPlan, encode_values, predict_blocks
 from .predictor import Predictor
 from .random import as_random_source
@@ -1008,13 +1008,16 @@ class FeatureEffects(_LazyResults, InterpretationMethod):
         or a progress bar) one stream per group of consecutive features."""
         blocks = [b for p in plans for b in p.blocks]
         bs = self.predictor.batch_size
-        parallel = self.n_jobs > 1 and len(plans) > 1 and bs >= THREAD_MIN_BATCH
-        if not parallel and not self.progress:
+        workers = 1 if len(plans) < 2 else thread_workers(self.n_jobs, bs, "FeatureEffects", self.predictor,
+                                                          rows=sum(b.length for b in blocks))
+        if workers <= 1 and not self.progress:
             return predict_blocks(self.predictor, blocks)
-        per = -(-len(plans) // min_items(self.n_jobs)) if parallel else 1
-        groups = [plans[i:i + per] for i in range(0, len(plans), per)]
+        # groups of nearly equal size (one per thread and one more); a progress bar counts features
+        k = min(len(plans), min_items(workers)) if workers > 1 and not self.progress else len(plans)
+        cut = [len(plans) * i // k for i in range(k + 1)]
+        groups = [plans[a:b] for a, b in zip(cut[:-1], cut[1:])]
         parts = map_items(lambda g: predict_blocks(self.predictor, [b for p in g for b in p.blocks]), groups,
-                          self.n_jobs if parallel else 1, bs, self.progress, "FeatureEffects", key=self.predictor,
+                          workers, bs, self.progress, "FeatureEffects", key=self.predictor,
                           whole=lambda: predict_blocks(self.predictor, blocks))
         return [x for part in parts for x in part]
 

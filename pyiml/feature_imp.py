@@ -418,7 +418,8 @@ class FeatureImp(InterpretationMethod):
             perms = [np.asarray(self._rs.permutations(n, R), dtype=np.intp).reshape(R, n)] * len(groups)
         # chunks of whole groups, each at least one group and about max(batch_size, R*n) rows
         bs = self.predictor.batch_size
-        chunks = [list(c) for c in split_chunks(len(groups), R * n, bs, self.n_jobs, self.progress)]
+        chunks = [list(c) for c in split_chunks(len(groups), R * n, bs, self.n_jobs, self.progress, "FeatureImp",
+                                                 self.predictor)]
         if self._patchable():
             enc = data.encoded()
             base = np.vstack([enc[c] for c in data.feature_names]).astype(float, copy=False)  # (p, n)

@@ -281,7 +281,7 @@ class Interaction(InterpretationMethod):
             masks.extend([mask] * len(urows))
         masks, vrows = np.array(masks, dtype=bool).reshape(-1, len(names)), np.asarray(vrows, dtype=np.intp)
         n, bs = data.n_rows, self.predictor.batch_size
-        chunks = split_chunks(len(vrows), n, bs, self.n_jobs, self.progress)
+        chunks = split_chunks(len(vrows), n, bs, self.n_jobs, self.progress, "Interaction", self.predictor)
         parts = map_items(lambda ch: self._block_means(masks[ch.start:ch.stop], vrows[ch.start:ch.stop],
                                                        consumers[ch.start:ch.stop]), chunks,
                           self.n_jobs, bs, self.progress, "Interaction", key=self.predictor)

@@ -332,7 +332,8 @@ class Shapley(InterpretationMethod):
         zrow = np.take_along_axis(bg, zsel, axis=1)  # (R, M) data row of each sample's z
         xenc = _encode_rows(data, x)
         bs = self.predictor.batch_size
-        chunks = [np.arange(c.start, c.stop) for c in split_chunks(n_points, M * p + 1, bs, self.n_jobs, self.progress)]
+        chunks = [np.arange(c.start, c.stop)
+                  for c in split_chunks(n_points, M * p + 1, bs, self.n_jobs, self.progress, "Shapley", self.predictor)]
         parts = map_items(lambda rows: self._contributions(rows, rank, zrow, xenc), chunks, self.n_jobs, bs,
                           self.progress, "Shapley", key=self.predictor)
         diff = np.concatenate([d for d, _ in parts], axis=0)

@@ -91,11 +91,49 @@ def test_no_threads_for_small_batches_or_one_job():
 
 
 def test_split_chunks_cover_the_items_once():
-    for n_items, rows, bs, jobs in ((10, 500_000, 10 ** 5, 1), (100, 1001, 10 ** 5, 2), (7, 10, 10 ** 6, 3), (1, 5, 1, 2)):
+    for n_items, rows, bs, jobs in ((10, 500_000, 10 ** 5, 1), (100, 10_001, 10 ** 5, 2), (7, 10 ** 5, 10 ** 5, 3),
+                                    (100, 1001, 10 ** 5, 2), (1, 5, 1, 2)):
         chunks = split_chunks(n_items, rows, bs, jobs, progress=False)
         assert [i for c in chunks for i in c] == list(range(n_items))
-        if jobs > 1:
-            assert len(chunks) >= min(n_items, _parallel.min_items(jobs))
+        if jobs > 1 and bs >= _parallel.THREAD_MIN_BATCH and n_items * rows >= 2 * bs:
+            # threads on 2 CPUs: one chunk each and one more, of nearly equal size
+            assert len(chunks) >= min(n_items, _parallel.min_items(min(jobs, 2)))
+            assert max(map(len, chunks)) - min(map(len, chunks)) <= 1
+
+
+def test_work_is_cut_as_for_one_job_where_threads_will_not_run():
+    """n_jobs > 1 cut the work into n_jobs + 1 chunks even where no thread runs (small batches,
+    one CPU, or threads measured to lose) or where n_jobs = 1 makes fewer model calls than the
+    threads would (a random forest's cost per call then outweighs them), so it was slower than
+    n_jobs = 1; and n_jobs beyond the CPUs cut it finer still."""
+    def one(*a):
+        return split_chunks(*a[:3], 1, False)
+
+    for args in ((10, 1000, 1000), (10, 1000, 10 ** 5), (12, 20_000, 10 ** 6)):   # small batch; < 1 call per thread
+        assert split_chunks(*args, 4, False) == one(*args)
+    assert one(12, 20_000, 10 ** 5) == [range(0, 5), range(5, 10), range(10, 12)]
+    assert split_chunks(12, 20_000, 10 ** 5, 8, False) == [range(0, 4), range(4, 8), range(8, 12)]   # 2 CPUs: 2 + 1
+    _parallel._THREADS_PAY[("FeatureImp", None)] = [False, 0, None]
+    assert split_chunks(12, 20_000, 10 ** 5, 2, False, "FeatureImp") == one(12, 20_000, 10 ** 5)
+    assert _parallel._THREADS_PAY[("FeatureImp", None)][1] == 1                          # a use of the decision
+    _parallel._THREADS_PAY[("FeatureImp", None)][1] = _parallel.RECHECK_EVERY
+    assert len(split_chunks(12, 20_000, 10 ** 5, 2, False, "FeatureImp")) == 3           # due to measure again
+
+
+def test_unequal_chunks_are_weighed_when_measuring():
+    """A first chunk larger than the ones run on the threads made serial threads look fast
+    (half the work in less than 0.9 times twice the first chunk's time): now each chunk's
+    size weighs the time the first took."""
+    lock = threading.Lock()
+
+    def fn(x):
+        with lock:                       # one at a time: threads cannot pay
+            time.sleep(0.01 * len(x))
+        return sum(x)
+
+    out = map_items(fn, [[1, 2, 3, 4], [5, 6], [7], [8]], n_jobs=2, batch_size=10 ** 5, progress=False, desc="w")
+    assert out == [10, 11, 7, 8]
+    assert _parallel._THREADS_PAY[("w", None)][0] is False
 
 
 def test_whole_replaces_the_items_once_threads_are_known_to_lose():
