@@ -519,14 +519,27 @@ def test_feature_effects_results_are_the_constructors_after_effects_change(lin, 
 
 @pytest.mark.parametrize("method, source", [("ale", RRandom), ("pdp+ice", RRandom), ("pdp", RRandom),
                                             ("pdp", np.random.default_rng)])
-def test_feature_effects_n_jobs_and_progress_do_not_change_results(lin, method, source, capsys):
+def test_feature_effects_n_jobs_and_progress_do_not_change_results(lin, method, source, capsys, monkeypatch):
+    import threading
+
+    from pyiml import _parallel
+
     X, f, _ = lin
-    g, calls = _counting(f)
-    one = FeatureEffects(Predictor(predict_function=f, data=X, batch_size=10 ** 5), method=method, grid_size=5,
+    # threads for this small work: calls of 200 rows count as large, and no decision is known
+    monkeypatch.setattr(_parallel, "THREAD_MIN_BATCH", 100)
+    monkeypatch.setattr(_parallel, "_cpus", lambda: 2)
+    monkeypatch.setattr(_parallel, "_THREADS_PAY", {})
+    seen = set()
+
+    def g(d):
+        seen.add(threading.get_ident())
+        return f(d)
+
+    one = FeatureEffects(Predictor(predict_function=f, data=X, batch_size=200), method=method, grid_size=5,
                          random_state=source(2))
-    many = FeatureEffects(Predictor(predict_function=g, data=X, batch_size=10 ** 5), method=method, grid_size=5,
+    many = FeatureEffects(Predictor(predict_function=g, data=X, batch_size=200), method=method, grid_size=5,
                           random_state=source(2), n_jobs=2)
-    assert len(calls) == 2   # two threads, two groups of two features, one model call each
+    assert len(seen) >= 2     # the first group on the caller, the next ones on the threads
     bar = FeatureEffects(Predictor(predict_function=f, data=X), method=method, grid_size=5, progress=True)
     assert "FeatureEffects" in capsys.readouterr().err
     for feat in one.results:

@@ -107,19 +107,21 @@ def test_n_jobs_and_batch_size_do_not_change_results(small, batch_size):
     pd.testing.assert_frame_equal(a.results, ref.results)
 
 
-def test_threads_run_with_large_batches(small):
+def test_threads_run_with_large_batches(small, monkeypatch):
     import threading
 
+    from pyiml import _parallel
     from pyiml._parallel import _cpus
 
     X, y = small
+    monkeypatch.setattr(_parallel, "THREAD_MIN_BATCH", 100)   # 1,500 design rows: calls of 500 rows count as large
     seen = set()
 
     def f(df):
         seen.add(threading.get_ident())
         return linear(df)
 
-    a = FeatureImp(Predictor(predict_function=f, data=X, y=y, batch_size=20_000), "mse", random_state=4, n_jobs=2)
+    a = FeatureImp(Predictor(predict_function=f, data=X, y=y, batch_size=500), "mse", random_state=4, n_jobs=2)
     b = FeatureImp(Predictor(predict_function=linear, data=X, y=y), "mse", random_state=4)
     pd.testing.assert_frame_equal(a.results, b.results)
     # the main thread predicts the original error, worker threads the permutations
