@@ -203,3 +203,35 @@ def test_progress_must_be_a_bool(value):
                  lambda: Shapley(p, X.iloc[[0]], sample_size=2, progress=value)):
         with pytest.raises(TypeError, match="progress must be True or False"):
             make()
+
+
+def test_n_jobs_makes_no_more_model_calls_than_one_job_on_small_work():
+    """Work that n_jobs=1 predicts in one call per method (300 rows, batch_size 50,000) was cut
+    into n_jobs + 1 chunks, each a model call: a model with a cost per call (a random forest)
+    was up to 1.5 times slower with n_jobs=2. The calls are now those of n_jobs=1."""
+    import numpy as np
+    import pandas as pd
+
+    from pyiml import FeatureEffects, FeatureImp, Interaction, Predictor, Shapley
+
+    rng = np.random.default_rng(4)
+    X = pd.DataFrame(rng.uniform(size=(300, 6)), columns=list("abcdef"))
+    y = X["a"] * 2 + X["b"] + rng.normal(scale=0.1, size=300)
+    runs = {
+        "FeatureImp": lambda p, j: FeatureImp(p, "mae", random_state=1, n_jobs=j),
+        "FeatureEffects": lambda p, j: FeatureEffects(p, method="ale", n_jobs=j),
+        "Shapley": lambda p, j: Shapley(p, X.iloc[:20], sample_size=20, random_state=1, n_jobs=j),
+        "Interaction": lambda p, j: Interaction(p, feature="a", grid_size=5, random_state=1, n_jobs=j),
+    }
+    for name, run in runs.items():
+        calls = {}
+        for j in (1, 2, 4):
+            seen = []
+
+            def f(d):
+                seen.append(len(d))
+                return (2 * d["a"] + d["b"]).to_numpy()
+
+            run(Predictor(predict_function=f, data=X, y=y, batch_size=50_000), j)
+            calls[j] = seen
+        assert calls[2] == calls[1] and calls[4] == calls[1], (name, calls)
