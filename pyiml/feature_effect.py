@@ -881,11 +881,11 @@ class FeatureEffects(_LazyResults, InterpretationMethod):
         random calls continue R's sequence. Later calls on an effect (``center``,
         ``set_feature``) draw from this source, as iml's draw from R's session generator.
     n_jobs : int or None, default 1
-        Threads over groups of features (-1: all cores, None: 1), each predicting its features' designs
-        in its own stream of batches. Threads are used only when the predictor's
-        ``batch_size`` is at least 10 000 rows (smaller model calls are dominated by Python
-        work that threads cannot share), and kept only where they are measured to pay (see
-        docs/differences.md). Results do not depend on it.
+        Threads over groups of features (-1: all cores, None: 1), each predicting its features'
+        designs in its own stream of batches. Threads are used only when the predictor's
+        ``batch_size`` is at least 10 000 rows with a full model call per thread (smaller model
+        calls are dominated by Python work that threads cannot share), and kept only where they are
+        measured to pay (see docs/differences.md). Results do not depend on it.
     progress : bool, default False
         Show a tqdm progress bar over the features.
 

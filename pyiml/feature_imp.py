@@ -115,8 +115,8 @@ class FeatureImp(InterpretationMethod):
         see docs/differences.md).
     n_jobs : int or None, default 1
         Threads over feature groups (-1: all cores, None: 1), used only when the predictor's
-        ``batch_size`` is at least 10 000 rows and kept only where they are measured to pay
-        (see docs/differences.md). Results do not depend on it.
+        ``batch_size`` is at least 10 000 rows with a full model call per thread and kept only where
+        they are measured to pay (see docs/differences.md). Results do not depend on it.
     progress : bool, default False
         Show a tqdm progress bar.
 

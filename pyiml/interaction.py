@@ -102,8 +102,8 @@ class Interaction(InterpretationMethod):
         numpy source one grid is drawn and shared by all features, which lets pyiml reuse
         partial dependences across features, and no permutations are drawn.
     n_jobs : int or None, default 1
-        Threads over features, used only when the predictor's ``batch_size`` is at
-        least 10 000 rows and kept only where they are measured to pay (see
+        Threads over features, used only when the predictor's ``batch_size`` is at least 10 000 rows
+        with a full model call per thread and kept only where they are measured to pay (see
         docs/differences.md); results do not depend on it.
     progress : bool, default False
         Show a tqdm progress bar.

@@ -244,8 +244,8 @@ class Shapley(InterpretationMethod):
         The source is kept: later :meth:`explain` calls continue it, as R's session does.
     n_jobs : int or None, default 1
         Threads over rows of ``x_interest``, used only when the predictor's ``batch_size`` is at
-        least 10 000 rows and kept only where they are measured to pay (see
-        docs/differences.md); results do not depend on it.
+        least 10 000 rows with a full model call per thread and kept only where they are measured to
+        pay (see docs/differences.md); results do not depend on it.
     progress : bool, default False
         Show a tqdm progress bar.
 
