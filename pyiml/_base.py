@@ -162,9 +162,21 @@ def check_bool(value, name: str) -> bool:
     return bool(value)
 
 
+def real_scalar(value):
+    """A 0-d numpy array as its scalar (``np.array(5)`` is 5); anything else as it is."""
+    return value.item() if isinstance(value, np.ndarray) and value.ndim == 0 else value
+
+
+def is_finite_real(value) -> bool:
+    """A finite real number that is not a bool (Python's, numpy's, a Fraction...; any integer is
+    finite: ``math.isfinite`` overflows on integers beyond a double's range)."""
+    return not isinstance(value, (bool, np.bool_)) and isinstance(value, numbers.Real) and (
+        isinstance(value, numbers.Integral) or math.isfinite(value))
+
+
 def check_int(value, name: str, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value) \
-            or value != int(value) or value < minimum:
+    value = real_scalar(value)
+    if not is_finite_real(value) or value != int(value) or value < minimum:
         raise ValueError(f"{name} must be a whole number >= {minimum}, got {shown(value)}")
     return int(value)
 

@@ -38,16 +38,16 @@ _CHUNK_ROWS = 50_000
 
 
 def thread_workers(n_jobs: int, batch_size: int, desc: Optional[str] = None, key=None,
-                   rows: Optional[int] = None) -> int:
+                   rows: Optional[int] = None, count: bool = False) -> int:
     """The threads :func:`map_items` can use for a kind of work: 1 unless ``n_jobs`` > 1, model
     calls of at least :data:`THREAD_MIN_BATCH` rows, several usable CPUs (never more threads
     than those CPUs) and, when the work's design ``rows`` are given, at least one full model
     call per thread (work that ``n_jobs = 1`` predicts in fewer calls would be cut into more
     calls for the threads, and a model with a cost per call, such as a random forest, loses
     more that way than the threads gain); 1 also while the decision measured for ``(desc,
-    key)`` says threads lose (such a use counts towards its next measurement, as in
-    :func:`map_items`). Where it is 1 the work is cut as for ``n_jobs = 1`` and makes no more
-    model calls than that."""
+    key)`` says threads lose. Where it is 1 the work is cut as for ``n_jobs = 1`` and makes no
+    more model calls than that. ``count``: such a use of the decision counts towards its next
+    measurement here (for work that then skips :func:`map_items`, which counts it otherwise)."""
     if n_jobs <= 1 or batch_size < THREAD_MIN_BATCH:
         return 1
     workers = min(n_jobs, _cpus())
@@ -57,8 +57,9 @@ def thread_workers(n_jobs: int, batch_size: int, desc: Optional[str] = None, key
         slot, ref = _slot(desc, key)
         known = _known(slot, ref)
         if known is not None and not known[0] and known[1] < RECHECK_EVERY:
-            with _PAY_LOCK:
-                known[1] += 1
+            if count:
+                with _PAY_LOCK:
+                    known[1] += 1
             return 1
     return workers
 

@@ -33,7 +33,6 @@ from __future__ import annotations
 import copy
 import functools
 
-import math
 import numbers
 import threading
 import warnings
@@ -44,7 +43,7 @@ import pandas as pd
 
 from ._ale import AleCatPlan, AleNumCatPlan, AleNumNumPlan, AleNumPlan
 from ._algorithms.grids import anchor_grid, expand_grid, float_values, grid_1d, r_approx
-from ._base import InterpretationMethod, check_bool, check_int, refuse_result_names
+from ._base import InterpretationMethod, check_bool, check_int, is_finite_real, real_scalar, refuse_result_names
 from ._parallel import check_n_jobs, map_items, min_items, thread_workers
 from ._pdp import PDPPlan, encode_values, predict_blocks
 from .predictor import Predictor
@@ -119,7 +118,8 @@ def _result_columns(method: str, n_features: int) -> tuple:
 def _as_size(v, name: str):
     """A grid size: a number >= 2 (an int when whole; a fractional size stays as it is and the
     grid has as many points as R's ``seq(length.out = size)``, i.e. the size rounded up)."""
-    if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real) or not math.isfinite(v):
+    v = real_scalar(v)
+    if not is_finite_real(v):
         raise ValueError(f"{name} must be a number >= 2, got {shown(v)}")
     if v < 2:
         raise ValueError(f"{name} must be at least 2, got {shown(v)}")
@@ -158,7 +158,8 @@ def _check_ylim(ylim):
 def _check_center_at(center_at) -> Optional[float]:
     if center_at is None:
         return None
-    if isinstance(center_at, bool) or not isinstance(center_at, numbers.Real) or not math.isfinite(center_at):
+    center_at = real_scalar(center_at)
+    if not is_finite_real(center_at):
         raise ValueError(f"center_at must be a finite number or None, got {shown(center_at)}")
     return center_at
 
@@ -485,13 +486,9 @@ class FeatureEffect(_LazyResults, InterpretationMethod):
                         f"grid_points cannot be used for the categorical feature {f!r} with method='ale' "
                         "(ALE uses every level); pass None for it"
                     )
-                try:
-                    encode_values(self.sampler, f, pts[j])    # raises for unknown levels (category dtype)
-                except ValueError as err:
-                    raise ValueError(f"grid_points: {err}") from None
                 if not isinstance(self.sampler.X[f].dtype, pd.CategoricalDtype):
                     # strings and bools: the data's values (a bool grid point must be a bool, not
-                    # something numpy would read as True)
+                    # something numpy would read as True), checked before anything converts them
                     levels = self.sampler.levels(f)
                     known = set(levels)
                     is_bool = pd.api.types.is_bool_dtype(self.sampler.X[f].dtype)
@@ -501,6 +498,10 @@ class FeatureEffect(_LazyResults, InterpretationMethod):
                         raise ValueError(
                             f"grid_points: values {shown(bad[:5])} are not levels of the categorical feature "
                             f"{shown(f)} (levels: {shown(levels)})")
+                try:
+                    encode_values(self.sampler, f, pts[j])    # raises for unknown levels (category dtype)
+                except ValueError as err:
+                    raise ValueError(f"grid_points: {err}") from None
             else:
                 arr = np.asarray(pts[j])
                 if arr.dtype.kind not in "iuf" or not np.isfinite(arr.astype(float)).all():
@@ -1009,7 +1010,7 @@ class FeatureEffects(_LazyResults, InterpretationMethod):
         blocks = [b for p in plans for b in p.blocks]
         bs = self.predictor.batch_size
         workers = 1 if len(plans) < 2 else thread_workers(self.n_jobs, bs, "FeatureEffects", self.predictor,
-                                                          rows=sum(b.length for b in blocks))
+                                                          rows=sum(b.length for b in blocks), count=True)
         if workers <= 1 and not self.progress:
             return predict_blocks(self.predictor, blocks)
         # groups of nearly equal size (one per thread and one more); a progress bar counts features

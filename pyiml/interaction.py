@@ -7,14 +7,13 @@ share of the (centred) variance that the additive decomposition leaves unexplain
 """
 from __future__ import annotations
 
-import math
 import numbers
 from typing import Dict, List, Optional
 
 import numpy as np
 import pandas as pd
 
-from ._base import InterpretationMethod, check_bool
+from ._base import InterpretationMethod, check_bool, is_finite_real, real_scalar
 from ._algorithms.rstats import r_colMeans, r_means, r_seq_sum
 from ._design import gather_design
 from ._parallel import check_n_jobs, map_items, split_chunks
@@ -144,7 +143,8 @@ class Interaction(InterpretationMethod):
             super().__init__(predictor)  # raises the base class's TypeError
         names = predictor.data.feature_names
         feature = self._check_feature(feature, names)
-        if isinstance(grid_size, bool) or not isinstance(grid_size, numbers.Real) or not math.isfinite(grid_size):
+        grid_size = real_scalar(grid_size)
+        if not is_finite_real(grid_size):
             raise TypeError(f"grid_size must be a number >= 2, got {shown(grid_size)}")
         if grid_size < 2:
             raise ValueError(f"grid_size must be >= 2 (iml: Element 1 is not >= 2), got {shown(grid_size)}")

@@ -19,7 +19,7 @@ import pandas as pd
 from ._algorithms import glmnet as _glmnet
 from ._algorithms.gower import _r_pow, gower_dist, r_dist
 from ._algorithms.rstats import r_exp
-from ._base import InterpretationMethod, user_stacklevel
+from ._base import InterpretationMethod, is_finite_real, real_scalar, user_stacklevel
 from .predictor import Predictor
 from .shapley import _feature_values, check_x_interest, row_labels
 from ._text import shown
@@ -31,8 +31,8 @@ DIST_FUNS = ("gower", "euclidean", "maximum", "manhattan", "canberra", "binary",
 
 
 def _check_number(value, name: str, positive: bool = True) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value) \
-            or (positive and value <= 0):
+    value = real_scalar(value)
+    if not is_finite_real(value) or (positive and value <= 0):
         raise ValueError(f"{name} must be a finite number{' > 0' if positive else ''}, got {shown(value)}")
     return float(value)
 
@@ -173,8 +173,8 @@ class LocalModel(InterpretationMethod):
         if not isinstance(predictor, Predictor):
             super().__init__(predictor)  # raises the base class's TypeError
         p = predictor.data.n_features
-        if isinstance(k, bool) or not isinstance(k, numbers.Real) or not math.isfinite(k) or k != int(k) \
-                or not 1 <= k <= p:
+        k = real_scalar(k)
+        if not is_finite_real(k) or k != int(k) or not 1 <= k <= p:
             raise ValueError(f"k must be a whole number between 1 and {p} (the number of features), got {shown(k)}")
         if x_interest is not None and not isinstance(x_interest, (pd.DataFrame, pd.Series)):
             raise TypeError(f"x_interest must be a pandas DataFrame with one row, not {type(x_interest).__name__}")

@@ -341,8 +341,8 @@ class Shapley(InterpretationMethod):
         self.contributions = diff
         self._multiclass = diff.shape[3] > 1
         outputs = list(self.predictor.output_names)
-        self._set_predictions(y_x, outputs)
         with np.errstate(invalid="ignore"):   # infinite predictions give NaN phi and variances, as in R
+            self._set_predictions(y_x, outputs)
             self.results = self._aggregate_results(diff, outputs)
         self._finished = True
 

@@ -628,6 +628,7 @@ def _f_mixed(d):
     ("bo", [1], r"\[1\] are not levels"),
     ("bo", [True, None], r"\[None\] are not levels"),
     ("s", ["p", pd.NA], r"\[<NA>\] are not levels"),        # was: boolean value of NA is ambiguous
+    ("bo", [True, pd.NA], r"\[<NA>\] are not levels"),
     (["a", "s"], [[0.5], ["zz"]], r"\['zz'\] are not levels of the categorical feature 's'"),
 ])
 def test_grid_points_of_string_and_bool_features_must_be_their_levels(feature, points, levels):
@@ -664,6 +665,9 @@ def test_a_zero_dimensional_array_and_fractions_are_numbers():
     assert fe.center_at == 0.5
     assert len(Shapley(p, X.iloc[[0]], sample_size=Fraction(5), random_state=1).results) == 4
     assert Interaction(p, grid_size=Fraction(4), random_state=1).results.shape == (4, 2)
+    # 0-d arrays are their numbers for every size (Interaction and Shapley said "got array(5)")
+    assert Interaction(p, grid_size=np.array(4), random_state=1).results.shape == (4, 2)
+    assert len(Shapley(p, X.iloc[[0]], sample_size=np.array(5), random_state=1).results) == 4
     with pytest.raises(ValueError, match="must be a whole number >= 1, got Fraction"):
         Shapley(p, X.iloc[[0]], sample_size=Fraction(5, 2))
 
@@ -735,3 +739,8 @@ def test_shapley_of_an_infinite_point_is_silent_inf_and_nan_as_in_r():
         res = Shapley(p, X.iloc[[0]].assign(a=np.inf), sample_size=20, random_state=1).results
     assert res["phi"].tolist()[0] == np.inf and res["phi"].isna().tolist() == [False, True, True]
     assert res["feature.value"].tolist()[0] == "a=Inf"
+    # a model that is +inf and -inf on the data: its average prediction is NaN, also silently
+    q = Predictor(predict_function=lambda d: d["a"].to_numpy() * np.inf, data=X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        Shapley(q, X.iloc[[0]].assign(a=-np.inf), sample_size=10, random_state=1)

@@ -115,7 +115,9 @@ def test_work_is_cut_as_for_one_job_where_threads_will_not_run():
     assert split_chunks(12, 20_000, 10 ** 5, 8, False) == [range(0, 4), range(4, 8), range(8, 12)]   # 2 CPUs: 2 + 1
     _parallel._THREADS_PAY[("FeatureImp", None)] = [False, 0, None]
     assert split_chunks(12, 20_000, 10 ** 5, 2, False, "FeatureImp") == one(12, 20_000, 10 ** 5)
-    assert _parallel._THREADS_PAY[("FeatureImp", None)][1] == 1                          # a use of the decision
+    assert _parallel._THREADS_PAY[("FeatureImp", None)][1] == 0          # map_items counts the use
+    assert _parallel.thread_workers(2, 10 ** 5, "FeatureImp", count=True) == 1
+    assert _parallel._THREADS_PAY[("FeatureImp", None)][1] == 1          # (work that skips map_items)
     _parallel._THREADS_PAY[("FeatureImp", None)][1] = _parallel.RECHECK_EVERY
     assert len(split_chunks(12, 20_000, 10 ** 5, 2, False, "FeatureImp")) == 3           # due to measure again
 
@@ -235,3 +237,26 @@ def test_n_jobs_makes_no_more_model_calls_than_one_job_on_small_work():
             run(Predictor(predict_function=f, data=X, y=y, batch_size=50_000), j)
             calls[j] = seen
         assert calls[2] == calls[1] and calls[4] == calls[1], (name, calls)
+
+
+def test_a_losing_decision_is_counted_once_per_call():
+    """split_chunks (through thread_workers) and map_items both counted a use of a decision that
+    threads lose, so it was measured again after 8 calls instead of RECHECK_EVERY (16)."""
+    lock = threading.Lock()
+
+    def fn(ch):
+        with lock:
+            time.sleep(0.002 * len(ch))
+        return len(ch)
+
+    def call():
+        chunks = split_chunks(12, 20_000, 10 ** 5, 2, False, "c")
+        return map_items(fn, chunks, 2, 10 ** 5, False, "c"), len(chunks)
+
+    _parallel._THREADS_PAY[("c", None)] = [False, 0, None]
+    for i in range(_parallel.RECHECK_EVERY):
+        assert _parallel._THREADS_PAY[("c", None)][1] == i
+        assert call()[1] == 3                      # n_jobs=1's chunks: 5 + 5 + 2 items
+    assert _parallel._THREADS_PAY[("c", None)][1] == _parallel.RECHECK_EVERY
+    call()                                         # measured again: equal chunks, a new decision
+    assert _parallel._THREADS_PAY[("c", None)][1] == 0

@@ -216,3 +216,19 @@ def test_rows_by_text_splits_as_the_text_filter_does():
         for key in list(table[col].astype(str).unique()) + ["z", "nope"]:
             want = table[table[col].astype(str) == key]
             pd.testing.assert_frame_equal(rows_of(table, groups, key), want)
+
+
+def test_the_kept_x_title_of_facets_in_a_cell_is_under_the_middle_column():
+    """With a short last row (7 facets in 3 x 3) the title went under the left column."""
+    from matplotlib.figure import Figure
+
+    from pyiml.plotting._common import outer_labels
+
+    for n, ncol, want in ((7, 3, 4), (13, 4, 9), (3, 3, 1), (4, 2, 2), (5, 3, 4)):
+        fig = Figure()
+        axes = [fig.add_subplot(-(-n // ncol), ncol, i + 1) for i in range(n)]
+        for ax in axes:
+            ax.set_xlabel("x")
+            ax.set_ylabel("y")
+        outer_labels(axes, ncol, whole_figure=False)
+        assert [i for i, ax in enumerate(axes) if ax.xaxis.label.get_visible()] == [want], (n, ncol)

@@ -120,9 +120,9 @@ def outer_labels(axes: Sequence, ncol: int, whole_figure: bool = True) -> None:
     fig = axes[0].figure
     nrow = -(-n // ncol)
     # the panel that keeps the title when the facets share a figure with others
-    keep = {"x": min(n - 1, (nrow - 1) * ncol + (ncol - 1) // 2), "y": ((nrow - 1) // 2) * ncol}
-    if keep["x"] + ncol < n:    # the middle column's last panel is in the row above the last
-        keep["x"] += ncol
+    mid = (nrow - 1) * ncol + (ncol - 1) // 2       # the middle column's panel in the last row...
+    keep = {"x": mid if mid < n else mid - ncol,     # ...or, where that row is short, in the row above
+            "y": ((nrow - 1) // 2) * ncol}
     for which, sup in (("x", fig.supxlabel), ("y", fig.supylabel)):
         labels = [getattr(ax, f"{which}axis").label for ax in axes]
         text = labels[0].get_text()
