@@ -197,8 +197,9 @@ def _to_values(raw, vector_name: str, matrix_prefix: str, where: str = "model",
                 f"the {where} returned a DataFrame with duplicated column names {dup}: name every output "
                 "column uniquely"
             )
-        bad = [c for c, (_, col) in zip(names, raw.items()) if not _is_numeric(col.dtype)
-               and not (col.dtype == object and numbers_in_objects(col.to_numpy(), bools=True))]
+        # by dtype (no Series per column); the values only of object columns
+        bad = [c for j, (c, dt) in enumerate(zip(names, raw.dtypes)) if not _is_numeric(dt)
+               and not (dt == object and numbers_in_objects(raw.iloc[:, j].to_numpy(), bools=True))]
         if bad:
             raise _non_numeric(where, bad)
         if any(isinstance(dt, pd.api.extensions.ExtensionDtype) for dt in raw.dtypes):
