@@ -127,8 +127,7 @@ def _as_size(v, name: str):
 
 
 def _check_grid_size(grid_size, max_len: Optional[int]) -> list:
-    if isinstance(grid_size, np.ndarray) and grid_size.ndim == 0:
-        grid_size = grid_size.item()
+    grid_size = real_scalar(grid_size)
     if isinstance(grid_size, (list, tuple, np.ndarray, pd.Series)):
         sizes = [_as_size(v, "grid_size") for v in list(grid_size)]
         if not sizes:
@@ -486,7 +485,12 @@ class FeatureEffect(_LazyResults, InterpretationMethod):
                         f"grid_points cannot be used for the categorical feature {f!r} with method='ale' "
                         "(ALE uses every level); pass None for it"
                     )
-                if not isinstance(self.sampler.X[f].dtype, pd.CategoricalDtype):
+                if isinstance(self.sampler.X[f].dtype, pd.CategoricalDtype):
+                    try:
+                        encode_values(self.sampler, f, pts[j])    # raises for values that are no category
+                    except ValueError as err:
+                        raise ValueError(f"grid_points: {err}") from None
+                else:
                     # strings and bools: the data's values (a bool grid point must be a bool, not
                     # something numpy would read as True), checked before anything converts them
                     levels = self.sampler.levels(f)
@@ -498,10 +502,6 @@ class FeatureEffect(_LazyResults, InterpretationMethod):
                         raise ValueError(
                             f"grid_points: values {shown(bad[:5])} are not levels of the categorical feature "
                             f"{shown(f)} (levels: {shown(levels)})")
-                try:
-                    encode_values(self.sampler, f, pts[j])    # raises for unknown levels (category dtype)
-                except ValueError as err:
-                    raise ValueError(f"grid_points: {err}") from None
             else:
                 arr = np.asarray(pts[j])
                 if arr.dtype.kind not in "iuf" or not np.isfinite(arr.astype(float)).all():

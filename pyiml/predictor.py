@@ -569,7 +569,8 @@ class Predictor:
         fitted = getattr(model, "feature_names_in_", None) if predict_function is None else None
         if fitted is not None:
             lacking = [str(c) for c in fitted if str(c) not in self.data.feature_names]
-            as_y = [c for c in lacking if c in [str(t) for t in (self.data.y_names or [])]]
+            target = {str(t) for t in (self.data.y_names or [])}
+            as_y = [c for c in lacking if c in target]
             if as_y:
                 raise ValueError(
                     f"the {model.__class__.__name__} model was fitted with the column(s) {as_y} (feature_names_in_), "

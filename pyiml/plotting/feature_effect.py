@@ -374,8 +374,8 @@ def _draw_effect(fig: Figure, spec, fe, rug: bool, show_data: bool, ylim, ylabel
         ax.set_axisbelow(True)
     if len(axes) > 1:
         outer_labels(axes, wrap_dims(len(axes))[1], whole_figure=whole_figure)
-    lines = axes[-1].get_legend_handles_labels()
-    if fe.n_features == 2 and lines[0]:
+    lines = axes[-1].get_legend_handles_labels() if fe.n_features == 2 else ([], [])
+    if lines[0]:
         # numerical x categorical PDP: one legend of the levels right of the panels (ggplot's
         # colour guide), on the top row's last panel
         axes[min(len(axes), wrap_dims(len(axes))[1]) - 1].legend(
