@@ -484,8 +484,17 @@ class RModel:
             nd = convert.py2r(self._in_training_levels(newdata))
             type_ = self.type if type is None else type
             type_r = _null_or(None if type_ is None else _str(type_))
-            out, drew = session.r_call(_R_PREDICT, self.r_object, nd, type_r, _null_or(self._pf),
-                                       _warned=self._r_warnings)
+            try:
+                out, drew = session.r_call(_R_PREDICT, self.r_object, nd, type_r, _null_or(self._pf),
+                                           _warned=self._r_warnings)
+            except session.RError as err:
+                if self._pf is None and "no applicable method for 'predict'" in err.r_message:
+                    # the model's package is not loaded (a model read by readRDS, or made in another session)
+                    raise session.RError(
+                        f"{err.r_message} (R has no predict() method for this model: load the package that made it, "
+                        f"e.g. RModel(model, packages=['randomForest']) for a randomForest; packages given: "
+                        f"{list(self.packages)})", err.code) from err
+                raise
             if drew[0]:
                 self.draws_random = True
             return convert.r2py(out)

@@ -984,3 +984,17 @@ def test_an_unseeded_iml_call_in_a_fresh_session_keeps_rs_generator_kind(r):
              'if (exists(".Random.seed", envir = globalenv())) rm(".Random.seed", envir = globalenv())')
     riml.iml("FeatureEffects", rp, method="ale", grid_size=4)
     assert list(r.r_eval("RNGkind()"))[0] == "Mersenne-Twister"
+
+
+@pytest.mark.r
+def test_model_without_a_predict_method_says_to_load_its_package(r):
+    """A model read by readRDS in a session that has not loaded its package: R finds no
+    predict() method; the error names RModel's packages= (iml fails with R's words alone)."""
+    import pyiml
+    from r_bridge import RError, RModel
+
+    m = RModel('structure(list(), class = "noPredictModel")')
+    X = pd.DataFrame({"a": [1.0, 2.0, 3.0], "b": [1.0, 2.0, 3.0]})
+    with pytest.raises(RError, match=r"no applicable method for 'predict'.*packages=\['randomForest'\].*"
+                                     r"packages given: \[\]"):
+        pyiml.Predictor(m, data=X).predict(X)

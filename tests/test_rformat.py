@@ -259,3 +259,32 @@ def test_methods_print_as_iml_does(r):
         # pyiml's row labels are 0-based: R's are one more (one digit here, so the widths agree)
         rows = re.sub(r"(?m)^(\d) ", lambda m: f"{int(m.group(1)) + 1} ", rows)
         assert head + "Head of results:\n" + rows == want, type(py).__name__
+
+
+@pytest.mark.r
+def test_print_escapes_and_pads_text_as_r(r):
+    """print(<data.frame>) shows text through encodeString (a TreeSurrogate's .path holds a
+    newline) and pads it by its width on screen."""
+    from r_bridge import convert
+    from pyiml._algorithms.rprint import r_print_frame
+
+    texts = ["x\ny", "t\tb", "back\\slash", 'q"uote', "a\x01b", "c\x7fd", "e\rf", "g\bh", "i\fj", "k\vl",
+             "bell\a", "q\x85r", "\u4e2d\u6587", "s\u00e9", "o\u00a0p", "e\u0301", "plain"]
+    df = pd.DataFrame({"s": texts, "f": pd.Categorical(texts[::-1]), "n\u4e2d\tm": np.arange(len(texts))},
+                      index=range(1, len(texts) + 1))
+    want = "\n".join(r.r_eval("capture.output(print(d))", d=convert.py2r(df)))
+    assert "x\\ny" in want and "\u4e2d\u6587" in want     # the escapes and the wide text reached R
+    assert r_print_frame(df) == want
+    empty = df.iloc[:0]
+    assert r_print_frame(empty) == "\n".join(r.r_eval("capture.output(print(d))", d=convert.py2r(empty)))
+
+
+def test_tree_surrogate_repr_keeps_one_line_per_row():
+    from pyiml import Predictor, TreeSurrogate
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.normal(size=200), "b": rng.normal(size=200)})
+    p = Predictor(predict_function=lambda d: (d["a"] > 0) * 3.0 + (d["b"] > 0.5), data=X)
+    text = repr(TreeSurrogate(p, maxdepth=2))
+    rows = [ln for ln in text.splitlines() if "&" in ln]
+    assert rows and all("\\n" in ln and ln.split()[0].isdigit() for ln in rows), text

@@ -11,11 +11,14 @@
   does (numbers as above, integers plainly, logicals ``TRUE``/``FALSE``, missing numbers ``NA``,
   missing text ``<NA>``), right-justified under right-justified names, row labels
   left-justified, and the columns cut into blocks that fit the line width of 80 (each block
-  with its header and the row labels again), as ``print.matrix`` does.
+  with its header and the row labels again), as ``print.matrix`` does. Text (values, levels and
+  column names) is escaped as R's ``encodeString`` escapes it (``\\n``, ``\\t``, ``\\\\``, ``\\001``) and
+  padded by its width on screen (two columns for a CJK character, none for a combining mark).
 """
 from __future__ import annotations
 
 import math
+import unicodedata
 from typing import List, Optional
 
 import numpy as np
@@ -26,6 +29,47 @@ from .rformat import _scientific_one
 __all__ = ["r_format_real", "r_print_frame", "r_sprintf_f"]
 
 _NA_WIDTH = 2  # R_print.na.width: nchar("NA")
+
+#: The C escapes R's ``encodeString`` writes for control characters (others as octal ``\\ooo``).
+_C_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t",
+              "\v": "\\v", "\\": "\\\\"}
+
+
+def r_encode(text: str) -> str:
+    """R's ``encodeString(text)`` (no quotes) in a UTF-8 locale, as ``print`` shows a string: a
+    backslash doubled, control characters as C escapes or octal (``\\001``, ``\\177``), the C1
+    controls U+0080-U+009F as ``\\u0085``; everything else as it is."""
+    if text.isprintable() and "\\" not in text:
+        return text
+    out = []
+    for ch in text:
+        o = ord(ch)
+        if ch in _C_ESCAPES:
+            out.append(_C_ESCAPES[ch])
+        elif o < 0x20 or o == 0x7F:
+            out.append("\\%03o" % o)
+        elif 0x80 <= o < 0xA0:
+            out.append("\\u%04x" % o)
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def r_width(text: str) -> int:
+    """The columns ``text`` takes on screen, as R pads it: 2 for East Asian wide and full-width
+    characters, 0 for combining marks and format characters (zero-width space), else 1."""
+    if text.isascii():
+        return len(text)
+    w = 0
+    for ch in text:
+        if unicodedata.combining(ch) or unicodedata.category(ch) in ("Mn", "Me", "Cf"):
+            continue
+        w += 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+    return w
+
+
+def _rjust(text: str, width: int) -> str:
+    return " " * (width - r_width(text)) + text
 
 
 def _special(v: Optional[float]) -> Optional[str]:
@@ -120,7 +164,7 @@ def _column_strings(col: pd.Series, digits: int) -> List[str]:
     dt = col.dtype
     na = col.isna().to_numpy()
     if isinstance(dt, pd.CategoricalDtype) or dt == object or pd.api.types.is_string_dtype(dt):
-        return ["<NA>" if m else str(v) for v, m in zip(col.tolist(), na)]
+        return ["<NA>" if m else r_encode(str(v)) for v, m in zip(col.tolist(), na)]
     if pd.api.types.is_bool_dtype(dt):
         return ["NA" if m else ("TRUE" if v else "FALSE") for v, m in zip(col.tolist(), na)]
     if pd.api.types.is_integer_dtype(dt):
@@ -128,7 +172,7 @@ def _column_strings(col: pd.Series, digits: int) -> List[str]:
     if pd.api.types.is_float_dtype(dt):
         vals = col.to_numpy(dtype=float, na_value=np.nan)
         return r_format_real(vals, digits, missing=na)
-    return ["<NA>" if m else str(v) for v, m in zip(col.tolist(), na)]
+    return ["<NA>" if m else r_encode(str(v)) for v, m in zip(col.tolist(), na)]
 
 
 def _print_names(names: List[str], width: int) -> str:
@@ -136,12 +180,12 @@ def _print_names(names: List[str], width: int) -> str:
     one width (left-justified), as many per line as fit."""
     if not names:
         return "character(0)"
-    w = max(len(s) for s in names)
+    w = max(r_width(s) for s in names)
     lab = len(str(len(names))) + 2        # R's IndexWidth(n) + 2
     per = max(1, (width - lab) // (w + 1))
     lines = []
     for i in range(0, len(names), per):
-        lines.append(f"[{i + 1}]".rjust(lab) + "".join(" " + s.ljust(w) for s in names[i:i + per]))
+        lines.append(f"[{i + 1}]".rjust(lab) + "".join(" " + s + " " * (w - r_width(s)) for s in names[i:i + per]))
     return "\n".join(lines)
 
 
@@ -154,7 +198,7 @@ def r_print_frame(df: pd.DataFrame, width: int = 80, digits: int = 7, max_print:
     ``max_print`` (``getOption("max.print")``) values: the first ``max_print // ncol`` rows,
     then a line saying how many were omitted.
     """
-    names = [str(c) for c in df.columns]
+    names = [r_encode(str(c)) for c in df.columns]
     if not names:
         return f"data frame with 0 columns and {len(df)} row{'s' if len(df) != 1 else ''}"
     if len(df) == 0:
@@ -163,10 +207,10 @@ def r_print_frame(df: pd.DataFrame, width: int = 80, digits: int = 7, max_print:
     if shown_rows < len(df):
         return (r_print_frame(df.iloc[:shown_rows], width, digits, max_print)
                 + f"\n [ reached 'max' / getOption(\"max.print\") -- omitted {len(df) - shown_rows} rows ]")
-    rows = [str(i) for i in df.index]
-    rlabw = max(len(r) for r in rows)
+    rows = [r_encode(str(i)) for i in df.index]
+    rlabw = max(r_width(r) for r in rows)
     cols = [_column_strings(df.iloc[:, j], digits) for j in range(len(names))]
-    widths = [max(len(nm), max(len(s) for s in c)) for nm, c in zip(names, cols)]
+    widths = [max(r_width(nm), max(r_width(s) for s in c)) for nm, c in zip(names, cols)]
     lines = []
     j = 0
     while j < len(names):
@@ -176,8 +220,9 @@ def r_print_frame(df: pd.DataFrame, width: int = 80, digits: int = 7, max_print:
         while k < len(names) and used + widths[k] + 1 < width:
             used += widths[k] + 1
             k += 1
-        lines.append(" " * rlabw + "".join(" " + names[c].rjust(widths[c]) for c in range(j, k)))
+        lines.append(" " * rlabw + "".join(" " + _rjust(names[c], widths[c]) for c in range(j, k)))
         for i, r in enumerate(rows):
-            lines.append(r.ljust(rlabw) + "".join(" " + cols[c][i].rjust(widths[c]) for c in range(j, k)))
+            lines.append(r + " " * (rlabw - r_width(r)) + "".join(" " + _rjust(cols[c][i], widths[c])
+                                                                   for c in range(j, k)))
         j = k
     return "\n".join(lines)
