@@ -59,6 +59,13 @@ _R_PREDICT = r"""function(model, newdata, type, pf) {
   # set.seed also loads the generator's C state, from which C code that calls unif_rand()
   # without GetRNGstate()/PutRNGstate() draws (randomForest breaks ties of class votes so,
   # without ever changing .Random.seed).
+  # ties of a classification randomForest's (cutoff-weighted) votes, which predict() breaks at random
+  # when it returns labels; crit: the votes (or vote fractions) in the forest's class order
+  tied <- function(fit, crit) {
+    crit <- sweep(as.matrix(crit), 2, fit$forest$cutoff, "/")
+    any(rowSums(crit == apply(crit, 1, max)) > 1, na.rm = TRUE)
+  }
+  is_rf_classifier <- function(fit) inherits(fit, "randomForest") && identical(fit$type, "classification")
   seed0 <- seed()
   on.exit(if (is.null(seed0)) rm(".Random.seed", envir = globalenv()) else
             assign(".Random.seed", seed0, envir = globalenv()))
@@ -71,8 +78,17 @@ _R_PREDICT = r"""function(model, newdata, type, pf) {
     if (inherits(model, "WrappedModel")) {
       task <- model$task.desc$type
       pred <- stats::predict(model, newdata = newdata)
+      labels <- identical(task, "classif") && model$learner$predict.type == "response"
+      if (labels) {
+        # mlr's classif.randomForest predicts labels: a tie of votes was broken at random (the
+        # learner's own forest, given the task's columns; a wrapper that changes them: not checked)
+        fit <- mlr::getLearnerModel(model, more.unwrap = TRUE)
+        if (is_rf_classifier(fit))
+          hidden <- isTRUE(tryCatch(tied(fit, stats::predict(fit, newdata, type = "vote", norm.votes = FALSE)),
+                                    error = function(e) FALSE))
+      }
       out <- if (identical(task, "regr")) data.frame(.prediction = mlr::getPredictionResponse(pred))
-        else if (identical(task, "classif") && model$learner$predict.type == "response")
+        else if (labels)
           factor_to_dataframe(mlr::getPredictionResponse(pred))
         else if (identical(task, "classif"))
           data.frame(mlr::getPredictionProbabilities(pred, cl = model$task.desc$class.levels), check.names = FALSE)
@@ -90,6 +106,15 @@ _R_PREDICT = r"""function(model, newdata, type, pf) {
         else stats::predict(model, newdata = newdata, type = type)
       out <- if (identical(model$modelType, "Regression")) data.frame(.prediction = pred, check.names = FALSE)
         else if (identical(model$modelType, "Classification")) {
+          if (is_label(pred) && is_rf_classifier(model$finalModel)) {
+            # caret's "rf": labels from the forest's votes, ties broken at random; its class
+            # probabilities are the vote fractions (caret's own preprocessing of newdata applied)
+            fit <- model$finalModel
+            hidden <- isTRUE(tryCatch({
+              pr <- stats::predict(model, newdata = newdata, type = "prob")
+              tied(fit, as.matrix(pr)[, fit$classes, drop = FALSE])
+            }, error = function(e) FALSE))
+          }
           if (is_label(pred)) factor_to_dataframe(if (inherits(pred, c("data.frame", "matrix"))) pred[, 1] else pred)
           else data.frame(pred, check.names = FALSE)
         } else stop(sprintf("caret model type %s not supported.", model$modelType))
@@ -100,12 +125,9 @@ _R_PREDICT = r"""function(model, newdata, type, pf) {
       # one row of k outputs that predict() dropped to a vector (nnet::multinom(type = "probs"),
       # predict.gbm...): iml stops at "Must have exactly 1 rows"
       pred <- matrix(pred, nrow = 1L, dimnames = list(NULL, names(pred)))
-    if (inherits(model, "randomForest") && identical(model$type, "classification") && is.factor(pred)) {
+    if (is_rf_classifier(model) && is.factor(pred))
       # labels: ties of the (cutoff-weighted) votes were broken at random
-      v <- stats::predict(model, newdata, type = "vote", norm.votes = FALSE)
-      crit <- sweep(v, 2, model$forest$cutoff, "/")
-      hidden <- any(rowSums(crit == apply(crit, 1, max)) > 1, na.rm = TRUE)
-    }
+      hidden <- tied(model, stats::predict(model, newdata, type = "vote", norm.votes = FALSE))
     if (is_label(pred)) {
       if (inherits(pred, c("data.frame", "matrix"))) pred <- pred[, 1]
       # a factor one-hot by its levels, as iml; strings go back as one column of labels, whose
@@ -328,8 +350,9 @@ class RModel:
         ``y`` is given and ``data`` has that column, as iml does.
     draws_random : bool
         True once a prediction has drawn from R's random number generator (changed
-        ``.Random.seed``, or, for ``randomForest`` class labels, had votes that tie, which its C
-        code breaks with ``unif_rand()`` without touching ``.Random.seed``): ``ranger``'s
+        ``.Random.seed``, or, for ``randomForest`` class labels -- bare, caret's ``"rf"`` or mlr's
+        ``classif.randomForest`` -- had votes that tie, which its C code breaks with
+        ``unif_rand()`` without touching ``.Random.seed``): ``ranger``'s
         ``predict`` always draws, ``max.col``'s random tie-breaking (``MASS::lda``,
         ``nnet::multinom`` labels) on near-ties. R's iml run under ``set.seed`` then gives random
         methods results that depend on those draws, which :class:`pyiml.RRandom` cannot replay;

@@ -514,6 +514,28 @@ def test_randomforest_vote_ties_are_flagged_and_predictions_reproducible(r, iris
 
 
 @pytest.mark.r
+def test_randomforest_vote_ties_are_flagged_through_caret_and_mlr(r, iris):
+    """caret's "rf" and mlr's classif.randomForest predict the forest's labels, with ties of the
+    votes broken at random as a bare randomForest does: RModel flags them too (iml #17)."""
+    from r_bridge import RModel
+
+    nd = pd.concat([iris.drop(columns="Species")] * 3, ignore_index=True)
+    nd["Petal.Length"] = np.repeat([1.0, 3.95, 6.9], len(iris))      # rows whose votes tie
+    r.require(["caret", "mlr", "randomForest"])          # scripts/bootstrap installs them
+    models = [
+        RModel("caret::train(Species ~ ., data = iris, method = 'rf', ntree = 30, "
+               "trControl = caret::trainControl(method = 'none'), tuneGrid = data.frame(mtry = 2))",
+               packages=["caret", "randomForest"], seed=1),
+        RModel("mlr::train(mlr::makeLearner('classif.randomForest', ntree = 30), "
+               "mlr::makeClassifTask(data = iris, target = 'Species'))", packages=["mlr", "randomForest"], seed=1),
+    ]
+    for m in models:
+        m._pyiml_predict(iris.head(20))
+        assert not m.draws_random                         # no tie among these rows
+        m._pyiml_predict(nd)
+        assert m.draws_random
+
+@pytest.mark.r
 def test_predictor_type_reaches_an_rmodels_predict_as_in_iml(r, iris):
     """Predictor(RModel(fit), type=t) predicts with predict(fit, newdata, type = t), as iml's
     Predictor$new(fit, type = t); it wins over the RModel's own type, as in r_predictor."""
