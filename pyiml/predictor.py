@@ -379,6 +379,10 @@ def prediction_function(model=None, predict_function: Optional[Callable] = None,
 def _raw_prediction(model=None, predict_function: Optional[Callable] = None, type: Optional[str] = None):
     """(call, vector name, matrix prefix): the model call and the names iml gives its output."""
     m, f = model, predict_function
+    if f is not None and type is not None:   # iml ignores type then (iml #97); pyiml ignores no argument
+        raise ValueError(
+            f"type={type!r} is not used with a predict_function (it makes the predictions itself; iml ignores type "
+            f"then): call the model with that type inside predict_function, or leave predict_function out")
     if m is None:
         return f, "pred", "pred"
     if f is not None:
@@ -490,7 +494,8 @@ class Predictor:
         ``predict_proba``, such as ``LinearSVC``, gives its one-hot labels with ``None`` and a
         ``ValueError`` with ``"prob"``); for an :class:`r_bridge.RModel` R's
         ``predict(model, newdata, type = type)`` (it wins over the RModel's own ``type``, as
-        in :func:`r_bridge.r_predictor`).
+        in :func:`r_bridge.r_predictor`). Not with a ``predict_function``, which makes the
+        predictions itself (iml ignores ``type`` then; pyiml raises ``ValueError``).
     batch_size : int, default 1000
         Maximal number of rows per model call made by the methods (R: ``batch.size``): a whole
         number >= 1 (a whole float such as ``1e5`` is taken as that integer). It can be assigned

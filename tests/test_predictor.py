@@ -704,3 +704,19 @@ def test_a_row_given_as_a_series_keeps_its_name_as_label():
     for model in (TreeSurrogate(p, maxdepth=2), LocalModel(p, X.iloc[[0]], k=2)):
         assert list(model.predict(X.iloc[4]).index) == [4]
         assert list(model.predict(X.iloc[[4]]).index) == [4]
+
+
+@pytest.mark.parametrize("with_model", [True, False])
+def test_type_with_a_predict_function_is_refused(with_model):
+    """iml ignores type when a predict.function is given (iml #97: users expected it to reach
+    their function); pyiml says so instead of ignoring it."""
+    from sklearn.linear_model import LogisticRegression
+
+    X = pd.DataFrame({"a": np.arange(20.0), "b": np.arange(20.0) % 3})
+    y = (X["a"] > 9).astype(int)
+    lr = LogisticRegression().fit(X, y)
+    kw = {"model": lr, "predict_function": lambda m, nd: m.predict_proba(nd)} if with_model else \
+        {"predict_function": lambda nd: lr.predict_proba(nd)}
+    with pytest.raises(ValueError, match=r"type='logit' is not used with a predict_function .*inside predict_function"):
+        Predictor(data=X, type="logit", **kw)
+    assert Predictor(data=X, **kw).predict(X.head(2)).shape == (2, 2)
