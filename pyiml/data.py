@@ -160,9 +160,10 @@ class Data:
         Features (and possibly the target column), at least one row. Never modified: pyiml keeps
         its own copy.
     y : str, array-like, pandas.Series, pandas.DataFrame or None
-        The target: a column name of ``X`` (removed from the features), a vector of length
-        ``len(X)`` (stored as column ``.y``; ``X`` keeps all its columns), a DataFrame of target
-        columns (their names must differ from the feature names), or None.
+        The target: a column name of ``X`` (removed from the features), a list of column names
+        of ``X`` (several targets, all removed from the features), a vector of length ``len(X)``
+        (stored as column ``.y``; ``X`` keeps all its columns), a DataFrame of target columns
+        (their names must differ from the feature names), or None.
     prob : array-like or None
         Sampling weights used by :meth:`sample` (as iml's ``prob``).
 
@@ -196,7 +197,12 @@ class Data:
             raise ValueError("data has no rows: pass the data (at least one row) the model is explained with")
         y_frame = None
         y_names: List[str] = []
-        if isinstance(y, str):
+        if isinstance(y, (list, tuple)) and y and all(isinstance(v, str) and v in X.columns for v in y):
+            # column names (a multi-output model's targets): each a column of data, as y="name" is one
+            _refuse_duplicated_names(list(y), "y")
+            y_frame = X[list(y)].reset_index(drop=True)
+            y_names = list(y)
+        elif isinstance(y, str):
             if y not in X.columns:
                 raise ValueError(
                     f"y={y!r} is not a column of data (columns: {list(X.columns)}); pass the name "

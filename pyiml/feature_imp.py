@@ -277,6 +277,16 @@ class FeatureImp(InterpretationMethod):
         numeric = pd.api.types.is_numeric_dtype(y.dtype) and not pd.api.types.is_bool_dtype(y.dtype)
         if pd.api.types.is_bool_dtype(y.dtype) and len(self._outputs) == 1:
             numeric = True  # against one numeric output R's Metrics coerce a logical target to 0/1
+        regression = getattr(self.predictor, "task", None) == "regression"
+        if self._multiclass and regression and (self.on == "prob" or (self._named_loss
+                                                                       and self.loss_name not in LABEL_LOSSES)):
+            # several outputs of a regression model: iml's predicted labels (probs.to.labels) and
+            # class probabilities mean nothing here
+            raise ValueError(
+                f"FeatureImp compares one target with one output, but the regression model has several output columns "
+                f"({self._outputs[:5]}; iml would turn them into predicted labels, which means nothing for a "
+                f"regression): keep one with class_= in Predictor, with y that output's target, e.g. "
+                f"Predictor(model, data=X, y=targets[...], class_={self._outputs[0]!r})")
         if self.on == "prob" and not (numeric and len(self._outputs) == 1):
             labels = _class_labels(y, self._outputs)
             onehot = (labels[:, None] == np.asarray(self._outputs, dtype=object)[None, :]).astype(float)

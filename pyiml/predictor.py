@@ -7,6 +7,7 @@ per output, named as iml names them (spec §4.1).
 """
 from __future__ import annotations
 
+import inspect
 import numbers
 import re
 import sys
@@ -481,8 +482,9 @@ class Predictor:
         It must not change ``newdata`` in place (``newdata.loc[:, c] = …``, ``inplace=True``):
         ``newdata`` may share memory with the Predictor's data (unlike R, which copies); assign
         columns (``newdata = newdata.assign(…)``) or work on ``newdata.copy()`` instead.
-    y : str or array-like, optional
-        The target: a column of ``data`` or the target values. Needed by FeatureImp. When
+    y : str, list of str or array-like, optional
+        The target: a column of ``data``, a list of columns of ``data`` (a multi-output
+        model's targets), or the target values. Needed by FeatureImp. When
         None and the model is an :class:`r_bridge.RModel` whose formula names a column of
         ``data`` (``Species ~ .``), that column is the target, as iml's ``find_y`` makes it.
     class_ : str or list of str, optional
@@ -545,6 +547,10 @@ class Predictor:
         class_ = _check_class(class_)
         if model is None and predict_function is None:
             raise ValueError("Provide a model, a predict_function or both!")
+        if inspect.isclass(model) and predict_function is None:
+            raise TypeError(
+                f"model is the class {model.__name__}, not a fitted model: pass an instance fitted on the data, "
+                f"e.g. {model.__name__}().fit(X, y)")
         if model is not None and predict_function is None and callable(model) and not hasattr(model, "predict") \
                 and not hasattr(model, "_pyiml_predict"):
             model, predict_function = None, model

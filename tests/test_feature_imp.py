@@ -665,3 +665,21 @@ def test_numeric_target_with_labels_the_model_never_saw_matches_the_rest_by_valu
         loss = "ce" if not kw else "mse"
         got = FeatureImp(p, loss, n_repetitions=1, random_state=1, **kw).original_error
         assert got == FeatureImp(ok, loss, n_repetitions=1, random_state=1, **kw).original_error
+
+
+@pytest.mark.parametrize("on", ["label", "prob"])
+def test_several_outputs_of_a_regression_model_get_regression_advice(on):
+    """A multi-output regressor with a numeric loss: refused (iml turns the outputs into labels),
+    with class_= as the fix, not the classifier's advice (label losses, class probabilities)."""
+    from sklearn.linear_model import LinearRegression
+    from sklearn.multioutput import MultiOutputRegressor
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.normal(size=40), "b": rng.normal(size=40)})
+    Y = pd.DataFrame({"ya": 2 * X["a"], "yb": X["b"] - X["a"]})
+    m = MultiOutputRegressor(LinearRegression()).fit(X, Y)
+    with pytest.raises(ValueError, match=r"regression model has several output columns \(\['1', '2'\].*class_=") as e:
+        FeatureImp(Predictor(m, data=X, y=Y), loss="mse", on=on)
+    assert "'ce'" not in str(e.value) and "probabilit" not in str(e.value)
+    fi = FeatureImp(Predictor(m, data=X, y=Y["yb"], class_="2"), loss="mse", random_state=1)   # the fix works
+    assert set(fi.results["feature"]) == {"a", "b"} and (fi.results["importance"] > 1).all()

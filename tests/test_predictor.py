@@ -720,3 +720,35 @@ def test_type_with_a_predict_function_is_refused(with_model):
     with pytest.raises(ValueError, match=r"type='logit' is not used with a predict_function .*inside predict_function"):
         Predictor(data=X, type="logit", **kw)
     assert Predictor(data=X, **kw).predict(X.head(2)).shape == (2, 2)
+
+
+def test_y_as_a_list_of_column_names_takes_those_columns():
+    """A multi-output model's targets named as a list of data's columns (was read as a vector of
+    two values: 'y has length 2 but data has 30 rows')."""
+    from sklearn.linear_model import LinearRegression
+    from sklearn.multioutput import MultiOutputRegressor
+
+    rng = np.random.default_rng(0)
+    D = pd.DataFrame({"a": rng.normal(size=30), "b": rng.normal(size=30)})
+    D["ya"], D["yb"] = 2 * D["a"], D["b"] - D["a"]
+    before = D.copy()
+    m = MultiOutputRegressor(LinearRegression()).fit(D[["a", "b"]], D[["ya", "yb"]])
+    p = Predictor(m, data=D, y=["ya", "yb"])
+    assert p.data.feature_names == ["a", "b"] and p.data.y_names == ["ya", "yb"]
+    pd.testing.assert_frame_equal(p.data.y, D[["ya", "yb"]].reset_index(drop=True))
+    np.testing.assert_allclose(p.predict(D).to_numpy(), D[["ya", "yb"]].to_numpy(), atol=1e-12)
+    pd.testing.assert_frame_equal(D, before)
+    with pytest.raises(ValueError, match=r"y has duplicated column names \['ya'\]"):
+        Predictor(m, data=D, y=["ya", "ya"])
+    with pytest.raises(ValueError, match="y has length 2 but data has 30 rows"):   # not all columns: values
+        Predictor(m, data=D, y=["ya", "zz"])
+
+
+def test_an_estimator_class_is_refused_with_the_fix():
+    from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
+
+    X = pd.DataFrame({"a": np.arange(10.0), "b": np.arange(10.0) % 3})
+    for cls in (RandomForestRegressor, RandomForestClassifier):
+        with pytest.raises(TypeError, match=rf"model is the class {cls.__name__}, not a fitted model: .*"
+                                            rf"{cls.__name__}\(\)\.fit\(X, y\)"):
+            Predictor(cls, data=X)
