@@ -159,7 +159,7 @@ def test_unfitted_sklearn_classifier():
 @pytest.mark.parametrize("kw, exc, match", [
     ({"y": "nope"}, ValueError, "y='nope' is not a column of data"),
     ({"y": np.arange(3.0)}, ValueError, "y has length 3 but data has 30 rows"),
-    ({"y": ["y"]}, ValueError, "y has length 1 but data has 30 rows.*pass the string y='y'"),
+    ({"y": np.array(["y"])}, ValueError, "y has length 1 but data has 30 rows.*pass the string y='y'"),
     ({"batch_size": 0}, ValueError, "batch_size must be a number >= 1"),
     ({"class_": 1.5}, TypeError, "class_ must be a class label"),
     ({"type": 3}, TypeError, "type must be a string"),

@@ -67,7 +67,11 @@ def test_feature_effect_predict_uses_the_computed_curve(data, method):
     fe2 = FeatureEffect(p, "a", method=method, grid_size=5)
     fe2.predict([0.3])
     twin = copy.deepcopy(fe2)
-    fe2.results[".value"].to_numpy()[:] *= 100                 # edited in place after it
+    vals = fe2.results[".value"].to_numpy()
+    if vals.flags.writeable:
+        vals[:] *= 100                                         # edited in place after it
+    else:   # pandas' copy-on-write hands out read-only arrays: edit the frame instead
+        fe2.results[".value"] = vals * 100
     np.testing.assert_array_equal(fe2.predict([0.3, 0.55]), want)
     np.testing.assert_array_equal(twin.predict([0.3, 0.55]), want)
     if method == "pdp+ice":
