@@ -36,6 +36,18 @@ __all__ = ["AleNumPlan", "AleCatPlan", "AleNumNumPlan", "AleNumCatPlan", "Catego
 _LD = np.longdouble
 
 
+def _refuse_overflow(acc: np.ndarray, preds: List[np.ndarray], feature: str) -> None:
+    """``ValueError`` when the accumulated effects ``acc`` of a 1-D ALE are infinite or NaN although
+    every prediction is finite: the differences overflowed the double range (iml stops in
+    ``approx`` then, "need at least two non-NA values to interpolate")."""
+    if np.isfinite(acc).all() or not all(np.isfinite(p).all() for p in preds):
+        return
+    raise ValueError(
+        f"ALE of {feature!r} overflows: its accumulated prediction differences exceed the largest double (about "
+        "1.8e308), so the curve would be inf and NaN (iml fails here too, 'need at least two non-NA values to "
+        "interpolate'): rescale the feature or the model's output")
+
+
 def _cumsum(a: np.ndarray, axis: int = 0) -> np.ndarray:
     """R's ``cumsum`` (long-double accumulation, each value rounded to double)."""
     return np.cumsum(np.asarray(a, dtype=_LD), axis=axis).astype(float)
@@ -214,6 +226,7 @@ class AleNumPlan:
         d, cnt = _group_means(delta, self.k - 1, K)
         d = np.where(np.isnan(d), 0.0, d)
         C = np.vstack([np.zeros((1, d.shape[1])), _cumsum(d, axis=0)])
+        _refuse_overflow(C, preds, self.feature)
         mids = (C[:-1] + C[1:]) / 2
         fj0 = _sum(mids * cnt[:, None], axis=0) / cnt.sum()
         return C - fj0
@@ -270,6 +283,7 @@ class AleCatPlan:
         jump = np.concatenate([lev.pos[self.inc], lev.pos[self.dec] - 1])
         d, _ = _group_means(delta, jump, K - 1)
         A = np.vstack([np.zeros((1, d.shape[1])), _cumsum(d, axis=0)])
+        _refuse_overflow(A, preds, self.feature)
         w = lev.counts / lev.counts.sum()
         vals = A - _sum(A * w[:, None], axis=0)
         k = vals.shape[1]

@@ -1130,3 +1130,19 @@ def test_level_distances_in_row_blocks_equal_the_whole_array():
             s += want[i, j]
         want[:, j] -= s / 7
     np.testing.assert_array_equal(double_centre(a), want)
+
+
+def test_ale_whose_accumulated_effects_overflow_is_a_clear_error():
+    """Finite predictions whose accumulated differences exceed the double range gave -inf/NaN
+    and numpy's RuntimeWarning (iml stops in approx); now a ValueError that says so."""
+    import warnings
+
+    d = pd.DataFrame({"a": [1e300, -1.5e308, 1.5e308, 0.0, 2e300], "b": [1.0, 2.0, 3.0, 4.0, 5.0]})
+    p = Predictor(predict_function=lambda df: df["a"].to_numpy() + 2 * df["b"].to_numpy(), data=d)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match=r"ALE of 'a' overflows: .*rescale the feature"):
+            FeatureEffect(p, "a", method="ale", grid_size=3)
+    inf = Predictor(predict_function=lambda df: np.where(df["a"] > 1e307, np.inf, df["a"].to_numpy()), data=d)
+    with np.errstate(invalid="ignore"):      # an infinite prediction is the model's: not refused
+        FeatureEffect(inf, "a", method="ale", grid_size=3)
