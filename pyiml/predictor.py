@@ -606,6 +606,7 @@ class Predictor:
         self._call, self._vector_name, self._matrix_prefix = _raw_prediction(model, predict_function, type)
         self._feature_cols: Optional[tuple] = None  # (newdata.columns seen last, the features it has)
         self.output_names: Optional[List[str]] = None
+        self._output_index = None      # (output_names, their pandas Index) for predict's frames
         self._selection: Optional[tuple] = None    # (raw output names, column index of class_ or None)
         self._label_levels: Optional[list] = None   # classes of label predictions, from data
 
@@ -664,10 +665,17 @@ class Predictor:
         """
         if not isinstance(newdata, pd.DataFrame):
             raise TypeError(f"newdata must be a pandas DataFrame, not {type(newdata).__name__}")
-        _refuse_duplicated_names(newdata.columns, "newdata")
+        if not newdata.columns.is_unique:     # (is_unique is cached by the Index)
+            _refuse_duplicated_names(newdata.columns, "newdata")
         values = self.predict_array(newdata)
+        names = self.output_names
+        cached = getattr(self, "_output_index", None)   # one read (other threads may replace it); absent
+                                                         # from objects pickled before it existed
+        if cached is None or cached[0] is not names:
+            cached = self._output_index = (names, pd.Index(names))   # made once per set of output names
         # newdata's row labels (iml drops R's row names): test["pred"] = p.predict(test)["pred"] aligns
-        return pd.DataFrame(values, columns=self.output_names, index=newdata.index, copy=values.base is not None)
+        # (a copy: Index.name can be set in place, and frames must not share it with later ones)
+        return pd.DataFrame(values, columns=cached[1].copy(), index=newdata.index, copy=values.base is not None)
 
     def _features_of(self, newdata: pd.DataFrame) -> pd.DataFrame:
         """``newdata`` restricted to the feature columns, in feature order (no copy if it is)."""
@@ -824,6 +832,7 @@ class Predictor:
         state = self.__dict__.copy()
         state["_call"] = None
         state["_feature_cols"] = None
+        state["_output_index"] = None
         return state
 
     def __setstate__(self, state):

@@ -752,3 +752,16 @@ def test_an_estimator_class_is_refused_with_the_fix():
         with pytest.raises(TypeError, match=rf"model is the class {cls.__name__}, not a fitted model: .*"
                                             rf"{cls.__name__}\(\)\.fit\(X, y\)"):
             Predictor(cls, data=X)
+
+
+def test_predict_frames_do_not_share_their_columns():
+    """predict() builds its frames on one cached Index of the output names (pandas infers a list
+    again on every frame); each frame gets its own copy, so naming one's columns leaves the next."""
+    X = pd.DataFrame({"a": np.arange(5.0), "b": np.ones(5)})
+    p = Predictor(predict_function=lambda d: d["a"].to_numpy() * 2, data=X)
+    a = p.predict(X)
+    a.columns.name = "mine"
+    b = p.predict(X)
+    assert list(b.columns) == ["pred"] and b.columns.name is None and a.columns is not b.columns
+    p.class_ = None                     # output names chosen again: the cache follows them
+    assert list(p.predict(X).columns) == ["pred"]
