@@ -503,13 +503,16 @@ class RModel:
         """
         if not isinstance(newdata, pd.DataFrame):
             raise TypeError(f"newdata must be a pandas DataFrame, got {type(newdata).__name__}")
+        from pyiml.data import user_stacklevel
+
         with session.lock:
             nd = convert.py2r(self._in_training_levels(newdata))
             type_ = self.type if type is None else type
             type_r = _null_or(None if type_ is None else _str(type_))
             try:
                 out, drew = session.r_call(_R_PREDICT, self.r_object, nd, type_r, _null_or(self._pf),
-                                           _warned=self._r_warnings)
+                                           _warned=self._r_warnings,
+                                           _stacklevel=user_stacklevel(("pyiml", "r_bridge")))   # the user's line
             except session.RError as err:
                 if self._pf is None and "no applicable method for 'predict'" in err.r_message:
                     # the model's package is not loaded (a model read by readRDS, or made in another session)

@@ -463,3 +463,28 @@ def test_one_point_multinomial_path_fails_in_iml(r):
         warnings.simplefilter("ignore")
         with pytest.raises(Exception, match="comparison \\(==\\) is possible only for atomic and list types"):
             riml.iml("LocalModel", rp, x_interest=data.iloc[[6]], k=2, dist_fun="manhattan", kernel_width=0.5)
+
+
+def test_gower_and_glmnet_warnings_point_at_the_callers_line():
+    """Warnings of the distance and of glmnet name the user's line, as pyiml's other warnings do
+    (they named pyiml's own lines, so Python's once-per-location filter could hide them)."""
+    import warnings
+
+    from sklearn.ensemble import RandomForestClassifier
+    from sklearn.linear_model import LinearRegression
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.normal(size=150), "b": rng.normal(size=150), "k": 1.0})
+    y = X.a + X.b
+    p = Predictor(LinearRegression().fit(X, y), data=X.assign(y=y), y="y")
+    labels = pd.Series(np.where(X.a > 0, "hi", np.where(X.a > -1.8, "mid", "lo")))   # 'lo' is rare
+    pc = Predictor(RandomForestClassifier(n_estimators=10, random_state=0).fit(X[["a", "b"]], labels),
+                   data=X[["a", "b"]])
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        LocalModel(p, X.iloc[[0]], k=1)          # the constant column k: gower skips it
+        LocalModel(pc, X[["a", "b"]].iloc[[3]], k=1)   # a rare class: glmnet's warnings
+    msgs = {str(x.message)[:30]: x.filename for x in w}
+    assert any(m.startswith("skipping variable") for m in msgs)
+    assert any("fewer than 8" in m or m.startswith("one multinomial") for m in msgs), msgs
+    assert all(f == __file__ for f in msgs.values()), msgs

@@ -1020,3 +1020,24 @@ def test_model_without_a_predict_method_says_to_load_its_package(r):
     with pytest.raises(RError, match=r"no applicable method for 'predict'.*packages=\['randomForest'\].*"
                                      r"packages given: \[\]"):
         pyiml.Predictor(m, data=X).predict(X)
+
+
+@pytest.mark.r
+def test_r_warnings_of_predictions_point_at_the_callers_line(r):
+    import warnings
+
+    import pyiml
+    from r_bridge import RModel, py2r
+
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"a": rng.normal(size=30)})
+    df["b"], df["y"] = 2 * df["a"], df["a"] + rng.normal(size=30)
+    ro = r.robjects()
+    with r.lock:
+        ro.globalenv["dd_stack"] = py2r(df)
+    p = pyiml.Predictor(RModel("lm(y ~ a + b, data = dd_stack)"), data=df, y="y")
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        p.predict(df.iloc[:3])
+    rw = [x for x in w if "rank-deficient" in str(x.message)]
+    assert rw and all(x.filename == __file__ for x in rw), [(x.filename, str(x.message)) for x in w]

@@ -556,7 +556,7 @@ def _fit_gaussian(x, y, w, var_names, isd, naive, nlam, flmin, thr, ne, nx, maxi
     coefs, active, almo, rsqo, nlp, jerr, lmu = res
 
     if jerr != 0:
-        warnings.warn(_jerr_message(jerr, maxit, nx), UserWarning, stacklevel=3)
+        warnings.warn(_jerr_message(jerr, maxit, nx), UserWarning, stacklevel=user_stacklevel())
     # back to the original scale
     # per lambda the coefficients of the variables active so far (zero for later entries)
     A = np.zeros((lmu, len(active)))
@@ -1037,7 +1037,7 @@ def _fit_multinomial(x, y, weights, var_names, levels, isd, nlam, flmin, thr, ne
         raise ValueError("one multinomial or binomial class has 1 or 0 observations; not allowed")
     if counts.min() < 8:
         warnings.warn("one multinomial or binomial class has fewer than 8  observations; dangerous ground",
-                      UserWarning, stacklevel=3)
+                      UserWarning, stacklevel=user_stacklevel())
     if nc < 2:
         raise ValueError("the multinomial family needs at least 2 classes")
 
@@ -1074,7 +1074,7 @@ def _fit_multinomial(x, y, weights, var_names, levels, isd, nlam, flmin, thr, ne
     res = _multlognet_grouped(xj, Y, w, xvj, nlam, flmin, thr, maxit, ne, nx)
     coefs, active, a0s, almo, devs, dev0, nlp, jerr, lmu = res
     if jerr != 0:
-        warnings.warn(_jerr_message(jerr, maxit, nx), UserWarning, stacklevel=3)
+        warnings.warn(_jerr_message(jerr, maxit, nx), UserWarning, stacklevel=user_stacklevel())
 
     beta = np.zeros((nc, ni, lmu))
     a0 = np.zeros((nc, lmu))

@@ -18,6 +18,8 @@ from typing import Optional, Sequence
 
 import numpy as np
 
+from ..data import user_stacklevel
+
 __all__ = ["gower_dist", "gower_dist_to_point", "r_dist", "R_DIST_METHODS"]
 
 #: The methods of ``stats::dist``, in R's order.
@@ -175,7 +177,7 @@ def gower_dist(x, y, eps: float = 1e-8, weights: Optional[Sequence[float]] = Non
     if not (isinstance(eps, (int, float)) and eps > 0):
         raise ValueError("eps must be a positive number")
     if _float_matrix_and_row(x, y) and weights is None:  # all doubles, one row: the matrix path
-        return gower_dist_to_point(x, y, eps, _stacklevel=3)
+        return gower_dist_to_point(x, y, eps)
     xnames, xcols = _frame_columns(x, "x")
     ynames, ycols = _frame_columns(y, "y")
     nx = len(xcols[0].values) if xcols else 0
@@ -183,7 +185,7 @@ def gower_dist(x, y, eps: float = 1e-8, weights: Optional[Sequence[float]] = Non
     if xcols and ycols and (nx == 0 or ny == 0):
         raise ValueError("x and y must have at least one row")
     if nx and ny and max(nx, ny) % min(nx, ny) != 0:
-        warnings.warn(_RECYCLE_WARNING, UserWarning, stacklevel=2)
+        warnings.warn(_RECYCLE_WARNING, UserWarning, stacklevel=user_stacklevel())
     # pairing: by name for data frames, by position otherwise
     if xnames is not None and ynames is not None:
         xn = [n.upper() for n in xnames] if ignore_case else xnames
@@ -239,14 +241,14 @@ def gower_dist(x, y, eps: float = 1e-8, weights: Optional[Sequence[float]] = Non
             rng = _xy_range(cx, cy)
             if kx == "double" and ky == "double":
                 if not math.isfinite(rng) or rng < eps:
-                    warnings.warn(_GOWER_SKIP_DOUBLE, UserWarning, stacklevel=2)
+                    warnings.warn(_GOWER_SKIP_DOUBLE, UserWarning, stacklevel=user_stacklevel())
                     continue
             elif kx == "integer" and ky == "integer":
                 if not math.isfinite(rng) or rng == 0:
-                    warnings.warn(_GOWER_SKIP_INT, UserWarning, stacklevel=2)
+                    warnings.warn(_GOWER_SKIP_INT, UserWarning, stacklevel=user_stacklevel())
                     continue
             elif not math.isfinite(rng) or rng < eps:
-                warnings.warn(_GOWER_SKIP_INT, UserWarning, stacklevel=2)
+                warnings.warn(_GOWER_SKIP_INT, UserWarning, stacklevel=user_stacklevel())
                 continue
             a = cx.values[ix].astype(float)
             b = cy.values[iy].astype(float)
@@ -279,7 +281,7 @@ def _float_matrix_and_row(x, y) -> bool:
     return y.size == x.shape[1] and (y.ndim == 1 or (y.ndim == 2 and y.shape[0] == 1))
 
 
-def gower_dist_to_point(x, y, eps: float = 1e-8, _stacklevel: int = 2) -> np.ndarray:
+def gower_dist_to_point(x, y, eps: float = 1e-8) -> np.ndarray:
     """:func:`gower_dist` of every row of a float matrix ``x`` to one float row ``y``.
 
     The same values (to the last bit) and warnings as the column-by-column computation when every
@@ -328,7 +330,7 @@ def gower_dist_to_point(x, y, eps: float = 1e-8, _stacklevel: int = 2) -> np.nda
     for j in range(p):
         r = float(rng[j])
         if not math.isfinite(r) or r < eps:
-            warnings.warn(_GOWER_SKIP_DOUBLE, UserWarning, stacklevel=_stacklevel)
+            warnings.warn(_GOWER_SKIP_DOUBLE, UserWarning, stacklevel=user_stacklevel())
             continue
         if not yfin[j]:
             continue  # every pair of this column has a non-finite value: none is compared
@@ -448,7 +450,7 @@ def r_dist(x, method: str = "euclidean", p: float = 2.0) -> np.ndarray:
             nonna = ~np.isnan(a) & (not math.isnan(b))
             fin = nonna & np.isfinite(a) & math.isfinite(b)
             if (nonna & ~fin).any() and not warned:
-                warnings.warn("treating non-finite values as NA", UserWarning, stacklevel=2)
+                warnings.warn("treating non-finite values as NA", UserWarning, stacklevel=user_stacklevel())
                 warned = True
             either = fin & ((a != 0) | (b != 0))
             cnt += either
