@@ -289,7 +289,9 @@ NOTES = """Notes:
   both, against scikit-learn's arrays and R's `$results`. At n = 100,000 the table's new grid,
   `.type` and `.id` columns are about 50 MB (`.value` is the prediction array itself); when the
   allocator hands out memory the process has not touched before, writing it (page faults) adds
-  up to about 50 ms to the read, so that row ranges from about 0.03 to 0.08 s between runs.
+  up to about 50 ms to the read, so that row ranges from about 0.02 to 0.08 s between runs. Which
+  one a run gets depends on the allocations of the cases before it: on 2026-11-27 the case alone
+  took 0.022-0.025 s (0.88-0.94 of scikit-learn) and full runs 0.021-0.063 s.
 - The floor is one model call on a prebuilt frame of the rows the method predicts (calls of 10^6
   rows beyond that): for FeatureImp the n·p·repetitions permuted rows plus the data once (the
   model error), for Shapley iml's 2·M·p rows per point plus the data once (the average
