@@ -9,7 +9,8 @@ import weakref
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, List, Optional
 
-__all__ = ["check_n_jobs", "min_items", "thread_workers", "split_chunks", "map_items", "THREAD_MIN_BATCH"]
+__all__ = ["check_n_jobs", "min_items", "thread_workers", "even_ranges", "split_chunks", "map_items",
+           "THREAD_MIN_BATCH"]
 
 
 def check_n_jobs(n_jobs) -> int:
@@ -64,6 +65,13 @@ def thread_workers(n_jobs: int, batch_size: int, desc: Optional[str] = None, key
     return workers
 
 
+def even_ranges(n: int, k: int) -> List[range]:
+    """``0..n`` cut into ``min(k, n)`` consecutive ranges of nearly equal length."""
+    k = min(k, n)
+    bounds = [n * i // k for i in range(k + 1)] if k else [0]
+    return [range(a, b) for a, b in zip(bounds[:-1], bounds[1:])]
+
+
 def split_chunks(n_items: int, rows_per_item: int, batch_size: int, n_jobs: int, progress: bool,
                  desc: Optional[str] = None, key=None) -> List[range]:
     """Split ``n_items`` work items (groups, points) into consecutive chunks.
@@ -80,9 +88,7 @@ def split_chunks(n_items: int, rows_per_item: int, batch_size: int, n_jobs: int,
     workers = thread_workers(n_jobs, batch_size, desc, key, rows=n_items * rows_per_item)
     if workers > 1:
         k = max(min_items(workers), -(-n_items // per))   # chunks: enough to measure, none over per
-        k = min(k, n_items)
-        bounds = [n_items * i // k for i in range(k + 1)] if k else [0]
-        return [range(a, b) for a, b in zip(bounds[:-1], bounds[1:])]
+        return even_ranges(n_items, k)
     return [range(i, min(i + per, n_items)) for i in range(0, n_items, per)]
 
 

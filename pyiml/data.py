@@ -197,19 +197,18 @@ class Data:
             raise ValueError("data has no rows: pass the data (at least one row) the model is explained with")
         y_frame = None
         y_names: List[str] = []
-        if isinstance(y, (list, tuple)) and y and all(isinstance(v, str) and v in X.columns for v in y):
-            # column names (a multi-output model's targets): each a column of data, as y="name" is one
-            _refuse_duplicated_names(list(y), "y")
-            y_frame = X[list(y)].reset_index(drop=True)
-            y_names = list(y)
-        elif isinstance(y, str):
-            if y not in X.columns:
+        # y names target columns: one (a str), or several (a list or tuple of data's columns)
+        named = [y] if isinstance(y, str) else list(y) if isinstance(y, (list, tuple)) and y and all(
+            isinstance(v, str) and v in X.columns for v in y) else None
+        if named is not None:
+            if named[0] not in X.columns:
                 raise ValueError(
                     f"y={y!r} is not a column of data (columns: {list(X.columns)}); pass the name "
                     "of the target column or the target values themselves"
                 )
-            y_frame = X[[y]].reset_index(drop=True)
-            y_names = [y]
+            _refuse_duplicated_names(named, "y")
+            y_frame = X[named].reset_index(drop=True)
+            y_names = named
         elif isinstance(y, pd.DataFrame):
             if len(y) != n:
                 raise ValueError(f"y has {len(y)} rows but data has {n}: they must match")

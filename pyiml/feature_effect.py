@@ -44,7 +44,7 @@ import pandas as pd
 from ._ale import AleCatPlan, AleNumCatPlan, AleNumNumPlan, AleNumPlan
 from ._algorithms.grids import anchor_grid, expand_grid, float_values, grid_1d, r_approx
 from ._base import InterpretationMethod, check_bool, check_int, is_finite_real, real_scalar, refuse_result_names
-from ._parallel import check_n_jobs, map_items, min_items, thread_workers
+from ._parallel import check_n_jobs, even_ranges, map_items, min_items, thread_workers
 from ._pdp import PDPPlan, encode_values, predict_blocks
 from .predictor import Predictor
 from .random import as_random_source
@@ -1014,9 +1014,8 @@ class FeatureEffects(_LazyResults, InterpretationMethod):
         if workers <= 1 and not self.progress:
             return predict_blocks(self.predictor, blocks)
         # groups of nearly equal size (one per thread and one more); a progress bar counts features
-        k = min(len(plans), min_items(workers)) if workers > 1 and not self.progress else len(plans)
-        cut = [len(plans) * i // k for i in range(k + 1)]
-        groups = [plans[a:b] for a, b in zip(cut[:-1], cut[1:])]
+        k = min_items(workers) if workers > 1 and not self.progress else len(plans)
+        groups = [plans[r.start:r.stop] for r in even_ranges(len(plans), k)]
         parts = map_items(lambda g: predict_blocks(self.predictor, [b for p in g for b in p.blocks]), groups,
                           workers, bs, self.progress, "FeatureEffects", key=self.predictor,
                           whole=lambda: predict_blocks(self.predictor, blocks))

@@ -72,6 +72,10 @@ def _rjust(text: str, width: int) -> str:
     return " " * (width - r_width(text)) + text
 
 
+def _ljust(text: str, width: int) -> str:
+    return text + " " * (width - r_width(text))
+
+
 def _special(v: Optional[float]) -> Optional[str]:
     if v is None:
         return "NA"
@@ -185,7 +189,7 @@ def _print_names(names: List[str], width: int) -> str:
     per = max(1, (width - lab) // (w + 1))
     lines = []
     for i in range(0, len(names), per):
-        lines.append(f"[{i + 1}]".rjust(lab) + "".join(" " + s + " " * (w - r_width(s)) for s in names[i:i + per]))
+        lines.append(f"[{i + 1}]".rjust(lab) + "".join(" " + _ljust(s, w) for s in names[i:i + per]))
     return "\n".join(lines)
 
 
@@ -222,7 +226,6 @@ def r_print_frame(df: pd.DataFrame, width: int = 80, digits: int = 7, max_print:
             k += 1
         lines.append(" " * rlabw + "".join(" " + _rjust(names[c], widths[c]) for c in range(j, k)))
         for i, r in enumerate(rows):
-            lines.append(r + " " * (rlabw - r_width(r)) + "".join(" " + _rjust(cols[c][i], widths[c])
-                                                                   for c in range(j, k)))
+            lines.append(_ljust(r, rlabw) + "".join(" " + _rjust(cols[c][i], widths[c]) for c in range(j, k)))
         j = k
     return "\n".join(lines)
