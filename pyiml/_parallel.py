@@ -7,9 +7,9 @@ import threading
 import time
 import weakref
 from concurrent.futures import ThreadPoolExecutor
-from typing import Callable, List, Optional
+from typing import Callable, List, Optional, Tuple
 
-__all__ = ["check_n_jobs", "min_items", "thread_workers", "even_ranges", "split_chunks", "map_items",
+__all__ = ["check_n_jobs", "min_items", "thread_workers", "even_ranges", "plan_chunks", "split_chunks", "map_items",
            "THREAD_MIN_BATCH"]
 
 
@@ -72,24 +72,34 @@ def even_ranges(n: int, k: int) -> List[range]:
     return [range(a, b) for a, b in zip(bounds[:-1], bounds[1:])]
 
 
-def split_chunks(n_items: int, rows_per_item: int, batch_size: int, n_jobs: int, progress: bool,
-                 desc: Optional[str] = None, key=None) -> List[range]:
-    """Split ``n_items`` work items (groups, points) into consecutive chunks.
+def plan_chunks(n_items: int, rows_per_item: int, batch_size: int, n_jobs: int, progress: bool,
+                desc: Optional[str] = None, key=None, count: bool = True) -> Tuple[List[range], int]:
+    """Split ``n_items`` work items (groups, points) into consecutive chunks; return them and the
+    threads (:func:`thread_workers`) to give :func:`map_items` for them.
 
     A chunk holds about ``max(batch_size, 50 000)`` design rows, so that model calls are full;
     when threads may run (:func:`thread_workers` for ``desc`` and ``key``, the kind of work
     :func:`map_items` gets) at least :func:`min_items` chunks of nearly equal size (one per
     thread and one more, so that :func:`map_items` can measure whether threads pay); with a
-    progress bar at most 1/20 of the items. Results never depend on the chunking.
+    progress bar at most 1/20 of the items. Where threads cannot pay the chunks are those of
+    ``n_jobs = 1`` and the thread count is 1, so that :func:`map_items` runs them on the calling
+    thread as ``n_jobs = 1`` does. ``count`` as in :func:`thread_workers`. Results never depend
+    on the chunking.
     """
     per = max(1, max(batch_size, _CHUNK_ROWS) // max(1, rows_per_item))
     if progress:
         per = min(per, max(1, n_items // 20))
-    workers = thread_workers(n_jobs, batch_size, desc, key, rows=n_items * rows_per_item)
+    workers = thread_workers(n_jobs, batch_size, desc, key, rows=n_items * rows_per_item, count=count)
     if workers > 1:
         k = max(min_items(workers), -(-n_items // per))   # chunks: enough to measure, none over per
-        return even_ranges(n_items, k)
-    return [range(i, min(i + per, n_items)) for i in range(0, n_items, per)]
+        return even_ranges(n_items, k), workers
+    return [range(i, min(i + per, n_items)) for i in range(0, n_items, per)], 1
+
+
+def split_chunks(n_items: int, rows_per_item: int, batch_size: int, n_jobs: int, progress: bool,
+                 desc: Optional[str] = None, key=None) -> List[range]:
+    """The chunks of :func:`plan_chunks` (a use of a measured decision is not counted here)."""
+    return plan_chunks(n_items, rows_per_item, batch_size, n_jobs, progress, desc, key, count=False)[0]
 
 
 #: Threads are kept only when two items on two threads take less than this share of the time

@@ -19,7 +19,7 @@ import pandas as pd
 
 from ._base import InterpretationMethod, check_bool, check_int, user_stacklevel
 from ._design import gather_design
-from ._parallel import check_n_jobs, map_items, split_chunks
+from ._parallel import check_n_jobs, map_items, plan_chunks
 from ._algorithms.rformat import r_as_character
 from ._algorithms.rstats import r_median_rows, r_quantile7_rows
 from .losses import FAST_ROWS, LABEL_LOSSES, comparable_labels, get_loss
@@ -428,8 +428,8 @@ class FeatureImp(InterpretationMethod):
             perms = [np.asarray(self._rs.permutations(n, R), dtype=np.intp).reshape(R, n)] * len(groups)
         # chunks of whole groups, each at least one group and about max(batch_size, R*n) rows
         bs = self.predictor.batch_size
-        chunks = [list(c) for c in split_chunks(len(groups), R * n, bs, self.n_jobs, self.progress, "FeatureImp",
-                                                 self.predictor)]
+        ranges, workers = plan_chunks(len(groups), R * n, bs, self.n_jobs, self.progress, "FeatureImp", self.predictor)
+        chunks = [list(c) for c in ranges]
         if self._patchable():
             enc = data.encoded()
             base = np.vstack([enc[c] for c in data.feature_names]).astype(float, copy=False)  # (p, n)
@@ -440,7 +440,7 @@ class FeatureImp(InterpretationMethod):
         else:
             def errors_of(ch):
                 return self._chunk_errors(ch, groups, perms)
-        errs = map_items(errors_of, chunks, self.n_jobs, bs, self.progress, "FeatureImp", key=self.predictor)
+        errs = map_items(errors_of, chunks, workers, bs, self.progress, "FeatureImp", key=self.predictor)
         errors = np.concatenate(errs, axis=0) if errs else np.empty((0, R))
         self.errors = pd.DataFrame({
             "feature": np.repeat([g for g, _ in groups], R),

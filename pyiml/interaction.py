@@ -16,7 +16,7 @@ import pandas as pd
 from ._base import InterpretationMethod, check_bool, is_finite_real, real_scalar
 from ._algorithms.rstats import r_colMeans, r_means, r_seq_sum
 from ._design import gather_design
-from ._parallel import check_n_jobs, map_items, split_chunks
+from ._parallel import check_n_jobs, map_items, plan_chunks
 from .predictor import Predictor
 from .random import as_random_source
 from ._text import shown
@@ -281,10 +281,10 @@ class Interaction(InterpretationMethod):
             masks.extend([mask] * len(urows))
         masks, vrows = np.array(masks, dtype=bool).reshape(-1, len(names)), np.asarray(vrows, dtype=np.intp)
         n, bs = data.n_rows, self.predictor.batch_size
-        chunks = split_chunks(len(vrows), n, bs, self.n_jobs, self.progress, "Interaction", self.predictor)
+        chunks, workers = plan_chunks(len(vrows), n, bs, self.n_jobs, self.progress, "Interaction", self.predictor)
         parts = map_items(lambda ch: self._block_means(masks[ch.start:ch.stop], vrows[ch.start:ch.stop],
                                                        consumers[ch.start:ch.stop]), chunks,
-                          self.n_jobs, bs, self.progress, "Interaction", key=self.predictor)
+                          workers, bs, self.progress, "Interaction", key=self.predictor)
         means = np.concatenate(parts, axis=0) if parts else np.empty((0, 1))
         offsets = np.concatenate(([0], np.cumsum([len(c) for c in consumers]))).astype(np.intp)
         return [means[offsets[blocks] + slots] for blocks, slots in back]

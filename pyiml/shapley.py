@@ -14,7 +14,7 @@ import pandas as pd
 from ._base import InterpretationMethod, check_bool, check_int
 from ._algorithms.rstats import r_colMeans, r_seq_sum
 from ._design import gather_design
-from ._parallel import check_n_jobs, map_items, split_chunks
+from ._parallel import check_n_jobs, map_items, plan_chunks
 from .data import extension_values
 from .predictor import Predictor
 from .random import as_random_source
@@ -332,9 +332,9 @@ class Shapley(InterpretationMethod):
         zrow = np.take_along_axis(bg, zsel, axis=1)  # (R, M) data row of each sample's z
         xenc = _encode_rows(data, x)
         bs = self.predictor.batch_size
-        chunks = [np.arange(c.start, c.stop)
-                  for c in split_chunks(n_points, M * p + 1, bs, self.n_jobs, self.progress, "Shapley", self.predictor)]
-        parts = map_items(lambda rows: self._contributions(rows, rank, zrow, xenc), chunks, self.n_jobs, bs,
+        ranges, workers = plan_chunks(n_points, M * p + 1, bs, self.n_jobs, self.progress, "Shapley", self.predictor)
+        chunks = [np.arange(c.start, c.stop) for c in ranges]
+        parts = map_items(lambda rows: self._contributions(rows, rank, zrow, xenc), chunks, workers, bs,
                           self.progress, "Shapley", key=self.predictor)
         diff = np.concatenate([d for d, _ in parts], axis=0)
         y_x = np.concatenate([px for _, px in parts], axis=0)
