@@ -319,8 +319,16 @@ class LocalModel(InterpretationMethod):
                     "model needs at least two rows per class (one multinomial or binomial class has 1 or 0 "
                     "observations; not allowed); explain one class's probability instead, e.g. "
                     "Predictor(..., class_=...)")
-            fit = _glmnet.glmnet(pd.DataFrame(matrix, columns=names), y, family="multinomial", weights=w,
-                                 levels=classes)
+            try:
+                fit = _glmnet.glmnet(pd.DataFrame(matrix, columns=names), y, family="multinomial", weights=w,
+                                     levels=classes)
+            except _glmnet.NullProbabilityError as err:
+                c = classes[err.klass]
+                share = "at most 1e-5" if err.low else "at least 1 - 1e-5"
+                raise ValueError(
+                    f"the rows whose most probable class is {c!r} hold {share} of the local model's total weight, "
+                    f"so the multinomial lasso cannot fit it (iml fails too, glmnet: {err}): {self._widen_hint()}, "
+                    "or explain one class's probability instead, e.g. Predictor(..., class_=...)") from err
         else:
             classes = None
             yw = P[w > 0, 0]

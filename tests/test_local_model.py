@@ -488,3 +488,23 @@ def test_gower_and_glmnet_warnings_point_at_the_callers_line():
     assert any(m.startswith("skipping variable") for m in msgs)
     assert any("fewer than 8" in m or m.startswith("one multinomial") for m in msgs), msgs
     assert all(f == __file__ for f in msgs.values()), msgs
+
+
+def test_class_without_weight_in_the_neighbourhood_names_the_class_and_the_fix():
+    """glmnet's multinomial null model stops when a class holds at most 1e-5 of the weight
+    (error code 8001+, iml fails there too); LocalModel names the class and the remedy."""
+    x = np.r_[np.linspace(0, 1, 20), np.linspace(9, 10, 5)]
+    X = pd.DataFrame({"a": x, "b": np.sin(np.arange(25.0))})
+
+    def probs(d):
+        a = d["a"].to_numpy()
+        c2 = (a > 5).astype(float)
+        c0 = np.where(a > 5, 0.0, np.where(a < 0.5, 0.7, 0.2))
+        return pd.DataFrame({"c0": c0, "c1": 1 - c0 - c2, "c2": c2})
+
+    p = Predictor(predict_function=probs, data=X)
+    with pytest.raises(ValueError, match=r"most probable class is 'c2' hold at most 1e-5 .*error code 8003.*"
+                                         r"use a larger kernel_width \(now 0.5\).*class_="):
+        LocalModel(p, X.iloc[[0]], k=1, dist_fun="euclidean", kernel_width=0.5)
+    # a wide enough neighbourhood fits
+    assert len(LocalModel(p, X.iloc[[0]], k=1, dist_fun="euclidean", kernel_width=50).results) >= 1

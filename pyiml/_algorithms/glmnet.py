@@ -388,6 +388,17 @@ def _fix_lam(lam):
 # public entry point
 # ------------------------------------------------------------------------------------------
 
+class NullProbabilityError(ValueError):
+    """A multinomial class whose weighted share of the rows is at most 1e-5 (``low``) or at least
+    1 - 1e-5 (glmnet's error codes 8001+ and 9001+, with R's message); ``klass`` is the class's
+    0-based position among the levels."""
+
+    def __init__(self, message: str, klass: int, low: bool):
+        super().__init__(message)
+        self.klass = klass
+        self.low = low
+
+
 def glmnet(x, y, family: str = "gaussian", weights=None, alpha: float = 1.0, nlambda: int = 100,
            lambda_min_ratio: Optional[float] = None, standardize: bool = True,
            intercept: bool = True, thresh: float = 1e-7, dfmax: Optional[int] = None,
@@ -1126,11 +1137,11 @@ def _multlognet_grouped(X, Y, w, xv, nlam, flmin, thr, maxit, ne, nx):
     dev1 = 0.0
     for ic in rng_c:
         if q0[ic] <= _PMIN:
-            raise ValueError(f"from glmnet C++ code (error code {8001 + ic}); Null probability for class "
-                             f"{ic + 1} < 1.0e-5")
+            raise NullProbabilityError(f"from glmnet C++ code (error code {8001 + ic}); Null probability for "
+                                       f"class {ic + 1} < 1.0e-5", ic, low=True)
         if q0[ic] >= 1.0 - _PMIN:
-            raise ValueError(f"from glmnet C++ code (error code {9001 + ic}); Null probability for class "
-                             f"{ic + 1} > 1.0 - 1.0e-5")
+            raise NullProbabilityError(f"from glmnet C++ code (error code {9001 + ic}); Null probability for "
+                                       f"class {ic + 1} > 1.0 - 1.0e-5", ic, low=False)
         b0[ic] = math.log(float(q0[ic]))
         dev1 -= float(q0[ic]) * b0[ic]
     s = float(r_seq_sum(np.array(b0))) / nc
