@@ -55,6 +55,8 @@ def test_results_layout_and_derived_from_errors(small):
                                         "permutation.error"]
     assert list(fi.errors.columns) == ["feature", "repetition", "permutation.error"]
     assert len(fi.errors) == 5 * 4 and fi.errors["repetition"].tolist()[:4] == [1, 2, 3, 4]
+    assert fi.errors["feature"].dtype == object and fi.errors["feature"].tolist()[3:5] == [X.columns[0], X.columns[1]]
+    assert fi.errors is fi.errors   # made once, when first read
     for _, row in fi.results.iterrows():
         e = fi.errors.loc[fi.errors["feature"] == row["feature"], "permutation.error"].to_numpy()
         raw = e / fi.original_error
