@@ -34,6 +34,28 @@ _R_PREDICT = r"""function(model, newdata, type, pf) {
     colnames(res) <- substring(colnames(res), 4)
     res
   }
+  # predict() methods that return a plain list of results (MASS::lda/qda: class, posterior, x):
+  # iml's data.frame() makes one table of every element, labels and scores beside the
+  # predictions, or fails. Such a list whose elements are not all numbers is refused, naming the
+  # element to return. A list with a class of its own that as.data.frame() knows (ranger's
+  # ranger.prediction: its predictions) is converted as iml converts it.
+  refuse_list <- function(pred, n, whose, fix) {
+    if (!is.list(pred) || is.data.frame(pred) || all(vapply(pred, is.numeric, NA))) return(invisible())
+    own <- vapply(setdiff(class(pred), "list"), function(k)
+      !is.null(utils::getS3method("as.data.frame", k, optional = TRUE)), NA)
+    if (any(own)) return(invisible())
+    named <- !is.null(names(pred))
+    els <- if (named) names(pred) else as.character(seq_along(pred))
+    rows <- vapply(pred, function(e) is.numeric(e) && NROW(e) == n, NA)
+    pick <- intersect(c("posterior", "predictions", "prob", "probs", "probabilities", "fit"), els[rows])
+    pick <- if (length(pick)) pick[1L] else if (any(rows)) els[rows][1L] else NA_character_
+    acc <- if (is.na(pick)) "$<element>" else if (!named) sprintf("[[%s]]", pick)
+      else if (make.names(pick) == pick) paste0("$", pick) else sprintf("[['%s']]", pick)
+    kind <- if (identical(class(pred)[1L], "list")) "a list" else sprintf("a list of class %s", class(pred)[1L])
+    stop(sprintf(paste0("%s returned %s (elements: %s), not a table of predictions: return the element that ",
+                        "holds them, e.g. %s"),
+                 whose, kind, paste(els, collapse = ", "), sprintf(fix, acc)), call. = FALSE)
+  }
   sanitize <- function(prediction) {
     if (inherits(prediction, c("numeric", "integer"))) {
       prediction <- data.frame(..prediction = prediction, fix.empty.names = FALSE)
@@ -121,6 +143,8 @@ _R_PREDICT = r"""function(model, newdata, type, pf) {
     }
   } else if (is.null(pf)) {
     pred <- if (is.null(type)) stats::predict(model, newdata) else stats::predict(model, newdata, type = type)
+    refuse_list(pred, nrow(newdata), sprintf("predict() of this %s model", class(model)[1L]),
+                "RModel(model, predict_function=\"function(model, newdata) predict(model, newdata)%s\")")
     if (nrow(newdata) == 1L && is.numeric(pred) && is.null(dim(pred)) && length(pred) > 1L)
       # one row of k outputs that predict() dropped to a vector (nnet::multinom(type = "probs"),
       # predict.gbm...): iml stops at "Must have exactly 1 rows"
@@ -137,7 +161,9 @@ _R_PREDICT = r"""function(model, newdata, type, pf) {
     }
     out <- data.frame(pred, check.names = FALSE)
   } else {
-    out <- sanitize(pf(model, newdata = newdata))
+    pred <- pf(model, newdata = newdata)
+    refuse_list(pred, nrow(newdata), "the predict_function", "a predict_function that ends in %s")
+    out <- sanitize(pred)
   }
   rownames(out) <- NULL
   # the prediction frame, and whether predict() drew from R's random number generator

@@ -373,3 +373,36 @@ def test_r_predictor_names_bool_features_and_the_fix(r):
         r_predictor(d, y="t", predict_function=lambda nd: nd["a"])
     ok = r_predictor(d.astype({"flag": "category"}), y="t", predict_function=lambda nd: nd["a"])
     assert list(r.r_eval("p$data$feature.names", p=ok)) == ["a", "flag"]
+
+
+def test_predict_that_returns_a_list_names_the_element_to_return(r):
+    """MASS::lda's predict() returns list(class, posterior, x): iml makes a table of every
+    element (class labels beside posteriors and discriminant scores). RModel refuses such a
+    list, naming its elements and the predict_function that returns the predictions; with that
+    function the results are iml's. A list of numeric columns is a table, as in iml, and so is
+    a list that as.data.frame() knows (ranger's ranger.prediction: its predictions)."""
+    import pyiml
+    from r_bridge import RError, RModel, convert
+
+    r.require(["MASS", "ranger"])
+    iris = convert.r2py(r.r_eval("iris"))
+    fit = r.r_eval("MASS::lda(Species ~ ., data = iris)")
+    pf = "function(model, newdata) predict(model, newdata)$posterior"
+    with pytest.raises(RError, match=r"predict\(\) of this lda model returned a list \(elements: class, posterior, x\)"
+                                     r".*RModel\(model, predict_function=\"function\(model, newdata\) "
+                                     r"predict\(model, newdata\)\$posterior\"\)"):
+        pyiml.Predictor(RModel(fit), data=iris, y="Species").predict(iris.iloc[:3])
+    with pytest.raises(RError, match=r"the predict_function returned a list .*ends in \$posterior"):
+        RModel(fit, predict_function="function(model, newdata) predict(model, newdata)")._pyiml_predict(iris)
+    got = pyiml.Predictor(RModel(fit, predict_function=pf), data=iris, y="Species").predict(iris)
+    want = convert.r2py(r.r_eval("iml::Predictor$new(m, data = d, predict.function = function(model, newdata) "
+                                 "predict(model, newdata)$posterior)$predict(d)", m=fit, d=convert.py2r(iris)))
+    np.testing.assert_array_equal(got.to_numpy(), want.to_numpy())
+    assert list(got.columns) == ["setosa", "versicolor", "virginica"]
+    rg = r.r_eval("ranger::ranger(Sepal.Length ~ ., data = iris, num.trees = 5, seed = 1)")
+    got = RModel(rg)._pyiml_predict(iris.iloc[:5])
+    pd.testing.assert_frame_equal(got, _iml_predict(r, RModel(rg), iris.iloc[:5]))
+    assert list(got.columns) == ["prediction"]
+    two = RModel(fit, predict_function="function(model, newdata) list(a = newdata$Sepal.Width, b = 2 * newdata$Sepal.Width)")
+    np.testing.assert_array_equal(two._pyiml_predict(iris.iloc[:4]).to_numpy(),
+                                  np.c_[iris["Sepal.Width"][:4], 2 * iris["Sepal.Width"][:4]])
