@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import gc
 import importlib
+import resource
 import statistics
 import sys
 import time
@@ -108,6 +109,17 @@ class Case:
 CASE_MODULES: List[str] = ["parity.bench_cases"]
 
 
+def user_time() -> float:
+    """This process's CPU time in user mode (seconds, microsecond resolution on Linux).
+
+    A clock for regression guards that must not fail on the kernel's work: on a machine whose
+    transparent huge pages are on (``/sys/kernel/mm/transparent_hugepage/enabled`` = always),
+    fresh memory of many MB is backed by 2 MB pages, and when free memory is fragmented the
+    kernel compacts it first; a call that allocates a large array then spends 0-40 ms in the
+    kernel (system time) depending on the machine's state, not on the code."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_utime
+
+
 def best_time(fn: Callable, repeats: int = 3, clock: Callable[[], float] = time.perf_counter) -> float:
     """Best of ``repeats`` runs of ``fn`` by ``clock`` (wall time by default; pass
     ``time.process_time`` for CPU time, which other processes on a shared machine disturb less)."""
@@ -119,28 +131,49 @@ def best_time(fn: Callable, repeats: int = 3, clock: Callable[[], float] = time.
     return best
 
 
-def _median_times(fns: Dict[str, Callable], repeats: int) -> Dict[str, float]:
-    """Median wall time of ``repeats`` calls of each function, after one warm-up call each.
+MIN_LOOP_S = 0.2
 
-    The functions take turns (round by round), so a slow spell of a shared machine falls on all
-    of them alike instead of on whichever was being timed then; Python's garbage collector is
-    paused as ``timeit`` does (its pauses depend on everything else the process holds, here an
-    embedded R and every earlier case's objects, not on the code timed)."""
+
+def _loop_time(fn: Callable, min_time: float, clock: Callable[[], float] = time.perf_counter) -> float:
+    """Seconds per call of ``fn``, called back to back until ``min_time`` seconds have passed
+    (at least once): the mean per call, as R's side is timed and as ``timeit``'s ``autorange``
+    chooses its loop."""
+    k = 0
+    t0 = clock()
+    while True:
+        fn()
+        k += 1
+        el = clock() - t0
+        if el >= min_time:
+            return el / k
+
+
+def _median_times(fns: Dict[str, Callable], repeats: int, min_time: float = MIN_LOOP_S) -> Dict[str, float]:
+    """Median over ``repeats`` runs of each function's time per call, after one warm-up call each.
+
+    A run calls the function back to back until ``min_time`` seconds have passed and takes the
+    mean per call, exactly as R's side is timed inside R (calls shorter than 0.2 s repeated until
+    0.2 s have passed): both sides are measured warm, as ``timeit`` measures. The functions take
+    turns run by run, so a slow spell of a shared machine falls on all of them alike instead of
+    on whichever was being timed then. Python's garbage collector is paused within a run, as
+    ``timeit`` does (its pauses depend on everything else the process holds, here an embedded R
+    and every earlier case's objects, not on the code timed), and collects between runs."""
     for fn in fns.values():
         fn()
     times: Dict[str, list] = {k: [] for k in fns}
     was_enabled = gc.isenabled()
-    gc.collect()
-    gc.disable()
     try:
         for _ in range(repeats):
             for k, fn in fns.items():
-                t0 = time.perf_counter()
-                fn()
-                times[k].append(time.perf_counter() - t0)
+                gc.collect()
+                gc.disable()
+                try:
+                    times[k].append(_loop_time(fn, min_time))
+                finally:
+                    gc.enable()
     finally:
-        if was_enabled:
-            gc.enable()
+        if not was_enabled:
+            gc.disable()
     return {k: statistics.median(v) for k, v in times.items()}
 
 
@@ -269,11 +302,18 @@ def collect_cases(sizes, methods=None) -> List[Case]:
 
 NOTES = """Notes:
 
-- Python sides (pyiml, scikit-learn, floor): one warm-up call each, then the median of the runs
-  with the garbage collector paused, as `timeit` does; the three take turns run by run, so that a
-  slow spell of the shared machine falls on all of them alike.
-- R iml is timed inside R; a call shorter than 0.2 s is repeated until 0.2 s have passed (R's
-  clock ticks in milliseconds). R is not run where the rows its design predicts would exceed
+- Every side is timed the same way: a run repeats calls shorter than 0.2 s back to back until
+  0.2 s have passed and takes the mean per call (R's clock ticks in milliseconds; `timeit`
+  chooses its loops the same way), and the table gives the median of the runs. R iml is timed
+  so inside R. The Python sides (pyiml, scikit-learn, floor) get one warm-up call each, take
+  turns run by run, so that a slow spell of the shared machine falls on all of them alike, and
+  run with the garbage collector paused, as `timeit` does. Tables before 2026-11-27 timed the
+  Python sides one call per run (R's side already as now), so that each call followed the other
+  sides' calls and found the processor's caches cold: at n = 1,000 pyiml's calls then took about
+  1.2-2.6 times as long as in a loop and the floor's 1.3-2.2 times, so the floor ratios moved
+  both ways with the change (PDP+ICE 5.0 -> 3.6, ALE 2-D 11.2 -> 18.1, Shapley 1 row
+  10.3 -> 12.2), and the ratios to R iml fell (PDP+ICE 0.080 -> 0.033).
+- R is not run where the rows its design predicts would exceed
   10^7: at n = 100,000 the 2-D PDP (4 * 10^7 rows, in 400 calls of 10^5 rows that iml binds
   into one table) and Interaction (6 * 10^7 rows overall, 8.1 * 10^7 two-way, in calls of
   6-9 * 10^6 rows per feature), tens of GB and many minutes in R; pyiml predicts those designs
@@ -286,12 +326,18 @@ NOTES = """Notes:
 - PDP+ICE: the constructor computes every curve (the predictions already sit in the `.value`
   column), as scikit-learn's `partial_dependence` does; iml's long table of n·G ICE rows (grid,
   `.type` and `.id` columns) is made when `results` is first read. The row ".results read" times
-  both, against scikit-learn's arrays and R's `$results`. At n = 100,000 the table's new grid,
-  `.type` and `.id` columns are about 50 MB (`.value` is the prediction array itself); when the
-  allocator hands out memory the process has not touched before, writing it (page faults) adds
-  up to about 50 ms to the read, so that row ranges from about 0.02 to 0.08 s between runs. Which
-  one a run gets depends on the allocations of the cases before it: on 2026-11-27 the case alone
-  took 0.022-0.025 s (0.88-0.94 of scikit-learn) and full runs 0.021-0.063 s.
+  both, against scikit-learn's arrays and R's `$results`.
+- Large allocations and the kernel: at n = 100,000 the PDP+ICE constructor allocates its 16 MB
+  of predictions (the `.value` column) and reading `results` about 50 MB more (grid, `.type`
+  and `.id`). This machine's transparent huge pages are on (`enabled` = always): fresh memory is
+  backed by 2 MB pages, and when free memory is fragmented the kernel first compacts it. Timed
+  with `getrusage`, the constructor's user time stays within 9-23 ms while its system time ranges
+  from 0 to 41 ms from call to call (12-58 ms in all on 2026-11-27, after 6 hours of uptime;
+  18-21 ms, steadily, with huge pages turned off for the process by `prctl`). These rows
+  therefore vary between runs by more than any change in pyiml (the constructor 0.0145-0.023 s
+  and the read 0.025-0.063 s in the last full runs); scikit-learn's and the floor's calls, which
+  allocate less fresh memory per call, vary less. The regression guards of
+  `tests/benchmarks` at n = 100,000 compare user time for this reason.
 - The floor is one model call on a prebuilt frame of the rows the method predicts (calls of 10^6
   rows beyond that): for FeatureImp the n·p·repetitions permuted rows plus the data once (the
   model error), for Shapley iml's 2·M·p rows per point plus the data once (the average
@@ -303,15 +349,17 @@ NOTES = """Notes:
   before hands the model its columns from pandas' cache, which would make the closed form's call
   at n = 1,000 about 35 µs (2.3 times) faster than on any design a method builds.
 - Where pyiml stays above 3 times the floor with the closed form, the floor is small next to
-  work that the floor leaves out. At n = 1,000 most floors are 0.1-0.5 ms, less than pyiml's
+  work that the floor leaves out. At n = 1,000 most floors are 0.05-0.16 ms, less than pyiml's
   fixed cost per call (argument checks, grids, the result DataFrame, R's number formatting:
-  0.3-1 ms). Interaction overall at n = 1,000 writes 6 * 10^5 design rows of 10 columns, which
+  0.2-0.9 ms). Interaction overall at n = 1,000 writes 6 * 10^5 design rows of 10 columns, which
   costs about as much as the closed form's reading of them.
-  At n = 100,000: ALE's type-1 quantile grid and interval lookup of 10^5 values (about 0.9 ms)
-  and the writing of its 2-4 * 10^5-row design (about 1 ms) each cost about as much as the
-  closed form's prediction of those rows (1 ms); Shapley for 100 rows formats its 1,000 feature
-  values as R prints them (about 0.8 ms) and draws 10^4 feature orders (about 0.85 ms) against
-  a floor of 1.2-1.8 ms. With a model whose prediction costs anything (model (b)) pyiml stays
+  At n = 100,000, ALE 1-D takes about 3 ms against a floor of 0.5 ms: its type-1 quantile grid
+  (selecting 21 order statistics of 10^5 values, about 0.4 ms), the interval lookup of the 10^5
+  values (0.35 ms) and the writing of its 2 * 10^5-row design (0.3 ms) each cost nearly as much
+  as the closed form's prediction of those rows. Shapley for 100 rows (about 6 ms against a
+  floor of 0.8 ms, although pyiml predicts p + 1 rows per sample where iml and the floor predict
+  2p) draws 10^4 feature orders (about 0.7 ms), writes its design row by row of each sample's
+  chain (about 1.5 ms) and formats its 1,000 feature values as R prints them (about 1 ms). With a model whose prediction costs anything (model (b)) pyiml stays
   within about twice the floor (see the table). `docs/bounds.md` (`python -m parity.bounds`)
   times bare numpy versions of the cases above 3 (no checks, the design in one call, iml's
   results table) beside pyiml and the floor: where both stay above 3 times the floor (its table
