@@ -9,6 +9,8 @@ import weakref
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, List, Optional, Tuple
 
+from .data import run_at_site, user_site
+
 __all__ = ["check_n_jobs", "min_items", "thread_workers", "even_ranges", "plan_chunks", "split_chunks", "map_items",
            "THREAD_MIN_BATCH"]
 
@@ -180,6 +182,11 @@ def map_items(fn: Callable, items: list, n_jobs: int, batch_size: int, progress:
             bar.update(1)
         return out
 
+    site = user_site()   # the line a worker thread's warnings name (the user's, not the thread's)
+
+    def run_on_thread(x):
+        return run_at_site(site, run, x)
+
     try:
         if workers <= 1:
             return [run(x) for x in items]
@@ -198,12 +205,12 @@ def map_items(fn: Callable, items: list, n_jobs: int, batch_size: int, progress:
                 return out
         with ThreadPoolExecutor(max_workers=workers) as ex:
             if use_known or len(items) <= workers:
-                return list(ex.map(run, items))
+                return list(ex.map(run_on_thread, items))
             t0 = time.perf_counter()
             out = [run(items[0])]
             alone = time.perf_counter() - t0
             t0 = time.perf_counter()
-            out += list(ex.map(run, items[1:1 + workers]))
+            out += list(ex.map(run_on_thread, items[1:1 + workers]))
             together = time.perf_counter() - t0
             # the items' sizes (chunks of items) weigh the time the first one took alone: the
             # threads pay when they took less than that item would take serially for their work
@@ -214,7 +221,7 @@ def map_items(fn: Callable, items: list, n_jobs: int, batch_size: int, progress:
                     del _THREADS_PAY[k]   # decisions about freed predictors
                 _THREADS_PAY[slot] = [pays, 0, ref]
             rest = items[1 + workers:]
-            out += list(ex.map(run, rest)) if pays else [run(x) for x in rest]
+            out += list(ex.map(run_on_thread, rest)) if pays else [run(x) for x in rest]
             return out
     finally:
         if bar is not None:

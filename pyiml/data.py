@@ -5,6 +5,7 @@ R equivalent: iml's internal R6 class ``Data`` (spec §3).
 from __future__ import annotations
 
 import sys
+import threading
 import warnings
 from typing import Dict, List, Optional, Sequence
 
@@ -20,13 +21,55 @@ FEATURE_TYPES = ("numerical", "integer", "categorical")
 
 
 def user_stacklevel(packages: tuple = ("pyiml",)) -> int:
-    """``stacklevel`` for a warning raised in the caller: the first frame outside ``packages``."""
+    """``stacklevel`` for a warning raised in the caller: the first frame outside ``packages``.
+
+    On a worker thread of pyiml's (``n_jobs``) the user's line is on another thread's stack:
+    warnings that can be raised there go through :func:`warn_at_site` first."""
     f = sys._getframe(2)
     level = 2
     while f is not None and f.f_globals.get("__name__", "").startswith(packages):
         f = f.f_back
         level += 1
     return level
+
+
+_SITE = threading.local()   # .site: the user's line that started the work of this worker thread
+
+
+def user_site(packages: tuple = ("pyiml", "r_bridge")):
+    """``(filename, lineno, module globals)`` of the caller's first frame outside ``packages``
+    (the site a worker thread's warnings name), or the site of the current worker thread."""
+    site = getattr(_SITE, "site", None)
+    if site is not None:
+        return site
+    f = sys._getframe(1)
+    while f is not None and f.f_globals.get("__name__", "").startswith(packages):
+        f = f.f_back
+    return None if f is None else (f.f_code.co_filename, f.f_lineno, f.f_globals)
+
+
+def run_at_site(site, fn, *args):
+    """``fn(*args)`` with ``site`` (:func:`user_site`) as the line its warnings name, for work
+    run on a worker thread."""
+    old = getattr(_SITE, "site", None)
+    _SITE.site = site
+    try:
+        return fn(*args)
+    finally:
+        _SITE.site = old
+
+
+def warn_at_site(message, category) -> bool:
+    """On a worker thread of pyiml's, issue the warning at the user's line that started the work
+    (``warnings.warn_explicit``, with that module's filters and once-per-location registry) and
+    return True; elsewhere do nothing and return False (the caller warns with a stacklevel)."""
+    site = getattr(_SITE, "site", None)
+    if site is None:
+        return False
+    filename, lineno, g = site
+    warnings.warn_explicit(message, category, filename, lineno, module=g.get("__name__"),
+                           registry=g.setdefault("__warningregistry__", {}), module_globals=g)
+    return True
 
 
 def extension_values(values, dtype, n: int):

@@ -81,12 +81,16 @@ _R_PREDICT = r"""function(model, newdata, type, pf) {
   # set.seed also loads the generator's C state, from which C code that calls unif_rand()
   # without GetRNGstate()/PutRNGstate() draws (randomForest breaks ties of class votes so,
   # without ever changing .Random.seed).
-  # ties of a classification randomForest's (cutoff-weighted) votes, which predict() breaks at random
-  # when it returns labels; crit: the votes (or vote fractions) in the forest's class order
-  tied <- function(fit, crit) {
-    crit <- sweep(as.matrix(crit), 2, fit$forest$cutoff, "/")
+  # ties of a classification randomForest's (cutoff-weighted) votes, which predict() breaks at
+  # random when it returns labels. Its C code compares (votes / ntree) / cutoff, so the shares
+  # of the trees are divided by the cutoffs as it divides them (votes / cutoff rounds otherwise,
+  # and misses ties of a non-default cutoff); shares: votes / ntree, in the forest's class order
+  tied <- function(fit, shares) {
+    crit <- sweep(as.matrix(shares), 2, fit$forest$cutoff, "/")
     any(rowSums(crit == apply(crit, 1, max)) > 1, na.rm = TRUE)
   }
+  vote_shares <- function(fit, newdata)
+    stats::predict(fit, newdata, type = "vote", norm.votes = FALSE) / fit$ntree
   is_rf_classifier <- function(fit) inherits(fit, "randomForest") && identical(fit$type, "classification")
   seed0 <- seed()
   on.exit(if (is.null(seed0)) rm(".Random.seed", envir = globalenv()) else
@@ -106,7 +110,7 @@ _R_PREDICT = r"""function(model, newdata, type, pf) {
         # learner's own forest, given the task's columns; a wrapper that changes them: not checked)
         fit <- mlr::getLearnerModel(model, more.unwrap = TRUE)
         if (is_rf_classifier(fit))
-          hidden <- isTRUE(tryCatch(tied(fit, stats::predict(fit, newdata, type = "vote", norm.votes = FALSE)),
+          hidden <- isTRUE(tryCatch(tied(fit, vote_shares(fit, newdata)),
                                     error = function(e) FALSE))
       }
       out <- if (identical(task, "regr")) data.frame(.prediction = mlr::getPredictionResponse(pred))
@@ -151,7 +155,7 @@ _R_PREDICT = r"""function(model, newdata, type, pf) {
       pred <- matrix(pred, nrow = 1L, dimnames = list(NULL, names(pred)))
     if (is_rf_classifier(model) && is.factor(pred))
       # labels: ties of the (cutoff-weighted) votes were broken at random
-      hidden <- tied(model, stats::predict(model, newdata, type = "vote", norm.votes = FALSE))
+      hidden <- tied(model, vote_shares(model, newdata))
     if (is_label(pred)) {
       if (inherits(pred, c("data.frame", "matrix"))) pred <- pred[, 1]
       # a factor one-hot by its levels, as iml; strings go back as one column of labels, whose
@@ -542,10 +546,11 @@ class RModel:
             except session.RError as err:
                 if self._pf is None and "no applicable method for 'predict'" in err.r_message:
                     # the model's package is not loaded (a model read by readRDS, or made in another session)
+                    cls = "/".join(self.r_object.rclass)
                     raise session.RError(
-                        f"{err.r_message} (R has no predict() method for this model: load the package that made it, "
-                        f"e.g. RModel(model, packages=['randomForest']) for a randomForest; packages given: "
-                        f"{list(self.packages)})", err.code) from err
+                        f"{err.r_message} (R has no predict() method for this model of class {cls!r}: load the "
+                        f"package that made it with packages=, e.g. RModel(model, packages=['randomForest']) for a "
+                        f"randomForest; packages given: {list(self.packages)})", err.code) from err
                 raise
             if drew[0]:
                 self.draws_random = True
@@ -597,18 +602,19 @@ class RModel:
         if r_order != strs and name not in self._level_warned:
             import warnings
 
-            from pyiml.data import user_stacklevel
+            from pyiml.data import user_stacklevel, warn_at_site
 
             self._level_warned.add(name)
-            warnings.warn(
+            message = (
                 f"RModel: column {name!r} is a pandas Categorical whose categories {list(strs)} are in Python's "
                 f"sorted order (what astype('category') makes), but R sorts them {list(r_order)} (the levels of "
                 "R's factor()). It reaches R as a factor with the levels in the Categorical's order, and models "
                 "that use factor codes (ranger, e1071::svm) read levels by position: if the model was trained on "
                 "an R factor, its predictions are wrong. Then reorder the categories as the training factor's "
                 f"levels: df[{name!r}] = df[{name!r}].cat.reorder_categories({list(r_order)}) if it was made by "
-                "factor() with its default levels, the levels given to factor(levels = ...) otherwise",
-                UserWarning, stacklevel=user_stacklevel(("pyiml", "r_bridge")))
+                "factor() with its default levels, the levels given to factor(levels = ...) otherwise")
+            if not warn_at_site(message, UserWarning):   # (on a pyiml worker thread: at the user's line)
+                warnings.warn(message, UserWarning, stacklevel=user_stacklevel(("pyiml", "r_bridge")))
         return None
 
     def _training_levels(self) -> Tuple[Dict[str, tuple], frozenset]:

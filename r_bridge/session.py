@@ -370,6 +370,8 @@ def r_call(fun, *args, _stacklevel: int = 2, _warned: Optional[set] = None, **kw
     """
     import warnings
 
+    from pyiml.data import warn_at_site
+
     robjects()
     import rpy2.rinterface as ri
 
@@ -384,7 +386,8 @@ def r_call(fun, *args, _stacklevel: int = 2, _warned: Optional[set] = None, **kw
         messages = [m for m in messages if m not in _warned]
         _warned.update(messages)
     for m in messages:
-        warnings.warn(RWarning(m), stacklevel=_stacklevel + 1)
+        if not warn_at_site(RWarning(m), RWarning):   # (on a pyiml worker thread: at the user's line)
+            warnings.warn(RWarning(m), stacklevel=_stacklevel + 1)
     if not ok:
         raise RError(str(value[0]).strip())
     return value

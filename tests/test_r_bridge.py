@@ -536,6 +536,49 @@ def test_randomforest_vote_ties_are_flagged_through_caret_and_mlr(r, iris):
         assert m.draws_random
 
 @pytest.mark.r
+def test_randomforest_ties_under_a_cutoff_are_found_as_its_c_code_finds_them(r):
+    """randomForest compares (votes / ntree) / cutoff: with ntree = 30 and cutoff = (0.3, 0.7)
+    the votes 9 : 21 tie there ((9/30)/0.3 == (21/30)/0.7, R's label then varies with the seed),
+    though 9/0.3 != 21/0.7. RModel flags such a row, bare and through mlr; the row's neighbours
+    with 8 : 22 or 10 : 20 votes are no tie."""
+    from r_bridge import RModel, r2py
+
+    r.require(["mlr", "randomForest"])
+    ro = r.robjects()
+    ro.r("""set.seed(1); d_cut <- data.frame(a = rnorm(200), b = rnorm(200))
+            d_cut$y <- factor(ifelse(d_cut$a + rnorm(200) > 0, "p", "q"))
+            set.seed(2); f_cut <- randomForest::randomForest(y ~ a + b, data = d_cut, ntree = 30, cutoff = c(0.3, 0.7))
+            g_cut <- data.frame(a = seq(-3, 3, length.out = 4000), b = 0)
+            v_cut <- predict(f_cut, g_cut, type = "vote", norm.votes = FALSE)""")
+    votes = r2py(ro.r("as.data.frame(v_cut)"))
+    grid = r2py(ro.r("g_cut"))
+    tie = grid[(votes["p"] == 9).to_numpy()]
+    other = grid[votes["p"].isin([8, 10]).to_numpy()]
+    assert len(tie) and len(other)
+    labels = {str(ro.r(f"set.seed({s}); as.character(predict(f_cut, g_cut[{tie.index[0] + 1}, ]))")[0])
+              for s in range(1, 30)}
+    assert labels == {"p", "q"}                           # R breaks the tie at random
+    m = RModel("f_cut", packages=["randomForest"])
+    m._pyiml_predict(other)
+    assert not m.draws_random
+    m._pyiml_predict(tie.head(1))
+    assert m.draws_random
+    with pytest.warns(UserWarning, match="Output seems to be class"):   # (iml's warning for label learners)
+        mm = RModel("set.seed(2); mlr::train(mlr::makeLearner('classif.randomForest', ntree = 30, "
+                    "cutoff = c(0.3, 0.7)), mlr::makeClassifTask(data = d_cut, target = 'y'))",
+                    packages=["mlr", "randomForest"])
+    with r.lock:
+        ro.globalenv["mm_cut"] = mm.r_object
+    v = r2py(ro.r("as.data.frame(predict(mlr::getLearnerModel(mm_cut, more.unwrap = TRUE), g_cut, type = 'vote', "
+                  "norm.votes = FALSE))"))
+    assert (v["p"] == 9).any() and v["p"].isin([8, 10]).any()
+    mm._pyiml_predict(grid[v["p"].isin([8, 10]).to_numpy()])
+    assert not mm.draws_random
+    mm._pyiml_predict(grid[(v["p"] == 9).to_numpy()])
+    assert mm.draws_random
+
+
+@pytest.mark.r
 def test_predictor_type_reaches_an_rmodels_predict_as_in_iml(r, iris):
     """Predictor(RModel(fit), type=t) predicts with predict(fit, newdata, type = t), as iml's
     Predictor$new(fit, type = t); it wins over the RModel's own type, as in r_predictor."""
@@ -1017,7 +1060,7 @@ def test_model_without_a_predict_method_says_to_load_its_package(r):
 
     m = RModel('structure(list(), class = "noPredictModel")')
     X = pd.DataFrame({"a": [1.0, 2.0, 3.0], "b": [1.0, 2.0, 3.0]})
-    with pytest.raises(RError, match=r"no applicable method for 'predict'.*packages=\['randomForest'\].*"
+    with pytest.raises(RError, match=r"no applicable method for 'predict'.*of class 'noPredictModel'.*packages=\['randomForest'\].*"
                                      r"packages given: \[\]"):
         pyiml.Predictor(m, data=X).predict(X)
 
@@ -1041,3 +1084,36 @@ def test_r_warnings_of_predictions_point_at_the_callers_line(r):
         p.predict(df.iloc[:3])
     rw = [x for x in w if "rank-deficient" in str(x.message)]
     assert rw and all(x.filename == __file__ for x in rw), [(x.filename, str(x.message)) for x in w]
+
+
+@pytest.mark.r
+def test_r_warnings_on_worker_threads_point_at_the_callers_line(r, monkeypatch):
+    """With n_jobs > 1 an RModel's predictions run on pyiml's worker threads, whose stacks do not
+    hold the user's frame: R's warnings still name the line that called the method."""
+    import warnings
+
+    import pyiml
+    from pyiml import _parallel
+    from r_bridge import RModel, py2r
+
+    monkeypatch.setattr(_parallel, "_cpus", lambda: 2)
+    monkeypatch.setattr(_parallel, "THREAD_MIN_BATCH", 1)
+    monkeypatch.setattr(_parallel, "_THREADS_PAY", {})
+    on_threads = []
+    run_at_site = _parallel.run_at_site
+    monkeypatch.setattr(_parallel, "run_at_site", lambda *a: on_threads.append(1) or run_at_site(*a))
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"a": rng.normal(size=40), "b": rng.normal(size=40)})
+    df["y"] = df["a"] + rng.normal(size=40)
+    ro = r.robjects()
+    with r.lock:
+        ro.globalenv["dd_thr"] = py2r(df)
+    m = RModel("lm(y ~ a + b, data = dd_thr)", predict_function=(
+        "function(model, newdata) { warning('warned in predict'); predict(model, newdata) }"))
+    p = pyiml.Predictor(m, data=df, y="y", batch_size=40)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        line = sys._getframe().f_lineno + 1
+        pyiml.FeatureImp(p, "mse", n_repetitions=2, random_state=1, n_jobs=2)
+    rw = [(x.filename, x.lineno) for x in w if "warned in predict" in str(x.message)]
+    assert on_threads and rw and set(rw) == {(__file__, line)}, rw
