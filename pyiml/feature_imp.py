@@ -214,6 +214,7 @@ class FeatureImp(InterpretationMethod):
                           UserWarning, stacklevel=2)
             self.compare = "difference"
         self._errors: Optional[np.ndarray] = None    # (groups, repetitions); `errors` is its frame
+        self._errors_labels: List[str] = []          # the groups, in the rows' order
         self._errors_frame: Optional[pd.DataFrame] = None
         self._run()
         self._warn_if_model_draws(self._rs)
@@ -452,21 +453,36 @@ class FeatureImp(InterpretationMethod):
                 return self._chunk_errors(ch, groups, perms)
         errs = map_items(errors_of, chunks, workers, bs, self.progress, "FeatureImp", key=self.predictor)
         self._errors = np.concatenate(errs, axis=0) if errs else np.empty((0, R))
+        self._errors_labels = [g for g, _ in groups]
         self._errors_frame = None
         self.results = self._summarise()
         self._finished = True
 
     @property
     def errors(self) -> pd.DataFrame:
-        """The raw draws, ``feature, repetition, permutation.error`` (made when first read)."""
-        if self._errors_frame is None:
-            R = self.n_repetitions
+        """The raw draws, ``feature, repetition, permutation.error`` (made when first read, from
+        the draws and groups of the run, whatever attributes were set since)."""
+        if self._errors_frame is None and self._errors is not None:
+            err = self._errors
+            labels, R = self._errors_labels, err.shape[1]
             self._errors_frame = pd.DataFrame({
-                "feature": np.repeat(np.asarray(list(self.features), dtype=object), R),
-                "repetition": np.tile(np.arange(1, R + 1), len(self.features)),
-                "permutation.error": self._errors.ravel(),
+                "feature": np.repeat(np.asarray(labels, dtype=object), R),
+                "repetition": np.tile(np.arange(1, R + 1), len(labels)),
+                "permutation.error": err.ravel(),
             }, copy=False)
         return self._errors_frame
+
+    @errors.setter
+    def errors(self, value) -> None:
+        self._errors_frame = value
+
+    def __setstate__(self, state) -> None:
+        if "errors" in state:   # pickled when errors was a plain attribute (before 2026-11-27)
+            state = dict(state)
+            state["_errors_frame"] = state.pop("errors")
+            state.setdefault("_errors", None)
+            state.setdefault("_errors_labels", [])
+        self.__dict__.update(state)
 
     def _chunk_errors(self, chunk: List[int], groups, perms) -> np.ndarray:
         """Errors (len(chunk), R) of the groups in ``chunk``.
