@@ -240,9 +240,10 @@ class Data:
             raise ValueError("data has no rows: pass the data (at least one row) the model is explained with")
         y_frame = None
         y_names: List[str] = []
-        # y names target columns: one (a str), or several (a list or tuple of data's columns)
+        # y names target columns: one (a str), or several (a list or tuple of data's columns; a
+        # list of n values with repeats, e.g. labels that happen to be column names, is a vector)
         named = [y] if isinstance(y, str) else list(y) if isinstance(y, (list, tuple)) and y and all(
-            isinstance(v, str) and v in X.columns for v in y) else None
+            isinstance(v, str) and v in X.columns for v in y) and (len(set(y)) == len(y) or len(y) != n) else None
         if named is not None:
             if named[0] not in X.columns:
                 raise ValueError(
@@ -275,6 +276,9 @@ class Data:
                 hint = ""
                 if len(yv) == 1 and isinstance(yv[0], str) and yv[0] in X.columns:
                     hint = f"; to name the target column pass the string y={str(yv[0])!r}"
+                elif all(isinstance(v, str) for v in yv) and any(v in X.columns for v in yv):
+                    hint = (f"; read as target column names, {[v for v in yv if v not in X.columns]!r} are not "
+                            f"columns of data (columns: {list(X.columns)})")
                 raise ValueError(f"y has length {len(yv)} but data has {n} rows: they must match{hint}")
             if isinstance(y, pd.Series):
                 _check_y_order(y, X)

@@ -671,8 +671,8 @@ class Predictor:
         names = self.output_names
         cached = getattr(self, "_output_index", None)   # one read (other threads may replace it); absent
                                                          # from objects pickled before it existed
-        if cached is None or cached[0] is not names:
-            cached = self._output_index = (names, pd.Index(names))   # made once per set of output names
+        if cached is None or cached[0] != names:   # (equal names: a list changed in place is seen)
+            cached = self._output_index = (list(names), pd.Index(names))   # made once per set of output names
         # newdata's row labels (iml drops R's row names): test["pred"] = p.predict(test)["pred"] aligns
         # (a copy: Index.name can be set in place, and frames must not share it with later ones)
         return pd.DataFrame(values, columns=cached[1].copy(), index=newdata.index, copy=values.base is not None)

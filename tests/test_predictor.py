@@ -740,8 +740,13 @@ def test_y_as_a_list_of_column_names_takes_those_columns():
     pd.testing.assert_frame_equal(D, before)
     with pytest.raises(ValueError, match=r"y has duplicated column names \['ya'\]"):
         Predictor(m, data=D, y=["ya", "ya"])
-    with pytest.raises(ValueError, match="y has length 2 but data has 30 rows"):   # not all columns: values
+    with pytest.raises(ValueError, match=r"y has length 2 but data has 30 rows.*read as target column names, "
+                                         r"\['zz'\] are not columns of data"):   # not all columns: values
         Predictor(m, data=D, y=["ya", "zz"])
+    # n labels that happen to be column names, with repeats: a target vector, not names
+    E = pd.DataFrame({"yes": [1.0, 2, 3, 4], "no": [0.0, 1, 0, 1]})
+    q = Predictor(predict_function=lambda d: d["yes"].to_numpy(), data=E, y=["yes", "no", "yes", "no"])
+    assert q.data.y_names == [".y"] and q.data.y[".y"].tolist() == ["yes", "no", "yes", "no"]
 
 
 def test_an_estimator_class_is_refused_with_the_fix():
@@ -765,3 +770,7 @@ def test_predict_frames_do_not_share_their_columns():
     assert list(b.columns) == ["pred"] and b.columns.name is None and a.columns is not b.columns
     p.class_ = None                     # output names chosen again: the cache follows them
     assert list(p.predict(X).columns) == ["pred"]
+    q = Predictor(predict_function=lambda d: d[["a", "b"]], data=X, class_="b")
+    assert list(q.predict(X).columns) == ["b"]
+    q.output_names[0] = "renamed"       # the names changed in place: the frames follow them too
+    assert list(q.predict(X).columns) == q.output_names == ["renamed"]
