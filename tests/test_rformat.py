@@ -269,7 +269,8 @@ def test_print_escapes_and_pads_text_as_r(r):
     from pyiml._algorithms.rprint import r_print_frame
 
     texts = ["x\ny", "t\tb", "back\\slash", 'q"uote', "a\x01b", "c\x7fd", "e\rf", "g\bh", "i\fj", "k\vl",
-             "bell\a", "q\x85r", "\u4e2d\u6587", "s\u00e9", "o\u00a0p", "e\u0301", "plain"]
+             "bell\a", "q\x85r", "\u4e2d\u6587", "s\u00e9", "o\u00a0p", "e\u0301", "plain",
+             "a\u2028b", "p\u2029q", "c\u0378d", "\U0002fffe", "x\u00ady", "\u1100\u1161\u11a8"]
     df = pd.DataFrame({"s": texts, "f": pd.Categorical(texts[::-1]), "n\u4e2d\tm": np.arange(len(texts))},
                       index=range(1, len(texts) + 1))
     want = "\n".join(r.r_eval("capture.output(print(d))", d=convert.py2r(df)))

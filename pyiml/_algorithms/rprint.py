@@ -38,7 +38,9 @@ _C_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "
 def r_encode(text: str) -> str:
     """R's ``encodeString(text)`` (no quotes) in a UTF-8 locale, as ``print`` shows a string: a
     backslash doubled, control characters as C escapes or octal (``\\001``, ``\\177``), the C1
-    controls U+0080-U+009F as ``\\u0085``; everything else as it is."""
+    controls U+0080-U+009F, the line and paragraph separators U+2028/U+2029 and unassigned code
+    points as ``\\u0085`` (``\\U{02fffe}`` beyond U+FFFF; unassigned in Python's Unicode
+    version, which may be newer than R's); everything else as it is."""
     if text.isprintable() and "\\" not in text:
         return text
     out = []
@@ -48,8 +50,8 @@ def r_encode(text: str) -> str:
             out.append(_C_ESCAPES[ch])
         elif o < 0x20 or o == 0x7F:
             out.append("\\%03o" % o)
-        elif 0x80 <= o < 0xA0:
-            out.append("\\u%04x" % o)
+        elif 0x80 <= o < 0xA0 or unicodedata.category(ch) in ("Zl", "Zp", "Cn"):
+            out.append("\\u%04x" % o if o <= 0xFFFF else "\\U{%06x}" % o)
         else:
             out.append(ch)
     return "".join(out)
@@ -57,12 +59,16 @@ def r_encode(text: str) -> str:
 
 def r_width(text: str) -> int:
     """The columns ``text`` takes on screen, as R pads it: 2 for East Asian wide and full-width
-    characters, 0 for combining marks and format characters (zero-width space), else 1."""
+    characters, 0 for combining marks, format characters (zero-width space; not the soft hyphen,
+    1 in R) and the Hangul medial and final jamo U+1160-U+11FF, else 1."""
     if text.isascii():
         return len(text)
     w = 0
     for ch in text:
-        if unicodedata.combining(ch) or unicodedata.category(ch) in ("Mn", "Me", "Cf"):
+        if ch == "\u00ad":
+            w += 1
+            continue
+        if unicodedata.combining(ch) or unicodedata.category(ch) in ("Mn", "Me", "Cf") or "\u1160" <= ch <= "\u11ff":
             continue
         w += 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
     return w
