@@ -302,8 +302,8 @@ def collect_cases(sizes, methods=None) -> List[Case]:
 
 NOTES = """Notes:
 
-- Every side is timed the same way: a run repeats calls shorter than 0.2 s back to back until
-  0.2 s have passed and takes the mean per call (R's clock ticks in milliseconds; `timeit`
+- Every side's time per call is measured by the same rule: a run repeats calls shorter than
+  0.2 s back to back until 0.2 s have passed and takes the mean per call (R's clock ticks in milliseconds; `timeit`
   chooses its loops the same way), and the table gives the median of the runs. R iml is timed
   so inside R. The Python sides (pyiml, scikit-learn, floor) get one warm-up call each, take
   turns run by run, so that a slow spell of the shared machine falls on all of them alike, and
