@@ -38,24 +38,28 @@ _LD = np.longdouble
 
 def _refuse_overflow(acc: np.ndarray, preds: List[np.ndarray], feature: str) -> None:
     """``ValueError`` when the accumulated effects ``acc`` of a 1-D ALE are infinite or NaN although
-    every prediction is finite: the differences overflowed the double range (iml stops in
-    ``approx`` then, "need at least two non-NA values to interpolate")."""
+    every prediction is finite: the differences overflowed the double range (iml then stops in
+    ``approx``, "need at least two non-NA values to interpolate", or, depending on the data,
+    returns -Inf and NaN values)."""
     if np.isfinite(acc).all() or not all(np.isfinite(p).all() for p in preds):
         return
     raise ValueError(
         f"ALE of {feature!r} overflows: its accumulated prediction differences exceed the largest double (about "
-        "1.8e308), so the curve would be inf and NaN (iml fails here too, 'need at least two non-NA values to "
-        "interpolate'): rescale the feature or the model's output")
+        "1.8e308), so the curve would be inf and NaN (iml fails here, 'need at least two non-NA values to "
+        "interpolate', or returns those values): rescale the feature or the model's output")
 
 
 def _cumsum(a: np.ndarray, axis: int = 0) -> np.ndarray:
-    """R's ``cumsum`` (long-double accumulation, each value rounded to double)."""
-    return np.cumsum(np.asarray(a, dtype=_LD), axis=axis).astype(float)
+    """R's ``cumsum`` (long-double accumulation, each value rounded to double; beyond the double
+    range, silently infinite as in R)."""
+    with np.errstate(over="ignore"):
+        return np.cumsum(np.asarray(a, dtype=_LD), axis=axis).astype(float)
 
 
 def _sum(a, axis=None):
-    """R's ``sum`` (long-double accumulation)."""
-    return np.sum(np.asarray(a, dtype=_LD), axis=axis).astype(float)
+    """R's ``sum`` (long-double accumulation; beyond the double range, silently infinite)."""
+    with np.errstate(over="ignore"):
+        return np.sum(np.asarray(a, dtype=_LD), axis=axis).astype(float)
 
 
 def _group_means(values: np.ndarray, groups: np.ndarray, n_groups: int):

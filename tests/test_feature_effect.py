@@ -1143,6 +1143,12 @@ def test_ale_whose_accumulated_effects_overflow_is_a_clear_error():
         warnings.simplefilter("error")
         with pytest.raises(ValueError, match=r"ALE of 'a' overflows: .*rescale the feature"):
             FeatureEffect(p, "a", method="ale", grid_size=3)
+        # the long-double sums beyond the double range are infinite without numpy's cast warning
+        d3 = pd.DataFrame({"x": [-1.5e308, -1e308, 0, 1e308, 1.5e308, 5e307], "z": np.arange(1.0, 7)})
+        p3 = Predictor(data=d3, predict_function=lambda nd: nd["x"].to_numpy())
+        for g in (3, 5):
+            with pytest.raises(ValueError, match=r"ALE of 'x' overflows"):
+                FeatureEffect(p3, "x", method="ale", grid_size=g)
     inf = Predictor(predict_function=lambda df: np.where(df["a"] > 1e307, np.inf, df["a"].to_numpy()), data=d)
     with np.errstate(invalid="ignore"):      # an infinite prediction is the model's: not refused
         FeatureEffect(inf, "a", method="ale", grid_size=3)
