@@ -291,10 +291,11 @@ class LocalModel(InterpretationMethod):
             raise ValueError(
                 f"the {self.dist_fun} distance is undefined (NaN) for some rows: every feature was skipped "
                 "or has missing values; check the data for constant or missing columns")
-        if not (w > 0).any():   # glmnet: "weights must not all be zero" (iml fails there too)
+        if not (w > 0).any():   # glmnet fails (iml too): its null deviance is NaN, or R crashes (several classes)
             raise ValueError(
                 f"every weight of the local model is 0: no data row lies in the neighbourhood of x_interest "
-                f"(iml fails too, glmnet: weights must not all be zero); {self._widen_hint()}")
+                f"(iml fails too: glmnet stops at 'missing value where TRUE/FALSE needed', or with several classes R "
+                f"crashes); {self._widen_hint()}")
         if self._multiclass:
             lab = np.argmax(P, axis=1)  # probs.to.labels: first maximum
             counts = np.bincount(lab, minlength=len(outputs))

@@ -306,7 +306,8 @@ def test_kernel_width_whose_square_underflows_is_named():
 
 def test_weights_without_any_row_name_the_fix():
     """Kernel weights that underflow to 0 for every row (a narrow kernel around a point far from
-    the data): glmnet (and so iml) fails with "weights must not all be zero"; pyiml names the fix."""
+    the data): glmnet (and so iml) fails with "missing value where TRUE/FALSE needed" (R crashes with
+    several classes); pyiml names the fix."""
     rng = np.random.default_rng(0)
     X = pd.DataFrame({"a": rng.normal(size=80), "b": rng.normal(size=80)})
     p = Predictor(predict_function=lambda d: 2 * d["a"].to_numpy() + d["b"].to_numpy(), data=X)

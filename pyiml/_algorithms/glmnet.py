@@ -195,7 +195,7 @@ def _as_weights(weights, nobs):
         raise ValueError("weights must be finite")
     if (w < 0).any():
         raise ValueError("weights must be non-negative")
-    if not (w > 0).any():
+    if not (w > 0).any():   # (glmnet 4.1-6 goes on: a NaN null deviance, "missing value where TRUE/FALSE needed")
         raise ValueError("weights must not all be zero")
     return w
 
