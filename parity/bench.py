@@ -335,7 +335,7 @@ NOTES = """Notes:
   from 0 to 41 ms from call to call (12-58 ms in all on 2026-11-27, after 6 hours of uptime;
   18-21 ms, steadily, with huge pages turned off for the process by `prctl`). These rows
   therefore vary between runs by more than any change in pyiml (the constructor 0.0145-0.023 s
-  and the read 0.025-0.063 s in the last full runs); scikit-learn's and the floor's calls, which
+  and the read 0.018-0.063 s in the last full runs); scikit-learn's and the floor's calls, which
   allocate less fresh memory per call, vary less. The regression guards of
   `tests/benchmarks` at n = 100,000 compare user time for this reason.
 - The floor is one model call on a prebuilt frame of the rows the method predicts (calls of 10^6
