@@ -277,7 +277,7 @@ class Data:
                 if len(yv) == 1 and isinstance(yv[0], str) and yv[0] in X.columns:
                     hint = f"; to name the target column pass the string y={str(yv[0])!r}"
                 elif all(isinstance(v, str) for v in yv) and any(v in X.columns for v in yv):
-                    hint = (f"; read as target column names, {[v for v in yv if v not in X.columns]!r} are not "
+                    hint = (f"; read as target column names, {[str(v) for v in yv if v not in X.columns]!r} are not "
                             f"columns of data (columns: {list(X.columns)})")
                 raise ValueError(f"y has length {len(yv)} but data has {n} rows: they must match{hint}")
             if isinstance(y, pd.Series):
