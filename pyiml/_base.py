@@ -10,13 +10,12 @@ from __future__ import annotations
 import contextlib
 import math
 import numbers
-import warnings
 from typing import Optional
 
 import numpy as np
 import pandas as pd
 
-from .data import user_stacklevel
+from .data import user_stacklevel, warn_user
 from .predictor import Predictor
 from ._text import shown
 
@@ -103,14 +102,14 @@ class InterpretationMethod:
         (``model.draws_random``, set by :class:`r_bridge.RModel`): R's iml then interleaves the
         model's draws with its own, which pyiml cannot follow."""
         if getattr(source, "r_exact", False) and getattr(self.predictor.model, "draws_random", False):
-            warnings.warn(
+            warn_user(
                 f"{type(self).__name__} replayed R's draws (RRandom), but the model's predict() draws from R's "
                 "random number generator too (RModel.draws_random; e.g. ranger's predict, randomForest's class "
                 "labels where the votes tie, or max.col's random tie-breaking): R's iml under set.seed interleaves "
                 "those draws with its own, so its results may differ from these. For R's numbers, make predict "
                 "leave R's generator alone in both languages, e.g. ranger: predict_function='function(model, "
                 "newdata) predict(model, newdata, seed = 1)$predictions'; randomForest: type='prob'",
-                UserWarning, stacklevel=user_stacklevel())
+                UserWarning, user_stacklevel())
 
     # public -----------------------------------------------------------------
     def plot(self, *args, **kwargs):

@@ -11,7 +11,7 @@ from typing import Callable, List, Optional, Tuple
 
 from .data import run_at_site, user_site
 
-__all__ = ["check_n_jobs", "min_items", "thread_workers", "even_ranges", "plan_chunks", "split_chunks", "map_items",
+__all__ = ["check_n_jobs", "min_items", "thread_workers", "even_ranges", "plan_chunks", "map_items",
            "THREAD_MIN_BATCH"]
 
 
@@ -96,12 +96,6 @@ def plan_chunks(n_items: int, rows_per_item: int, batch_size: int, n_jobs: int, 
         k = max(min_items(workers), -(-n_items // per))   # chunks: enough to measure, none over per
         return even_ranges(n_items, k), workers
     return [range(i, min(i + per, n_items)) for i in range(0, n_items, per)], 1
-
-
-def split_chunks(n_items: int, rows_per_item: int, batch_size: int, n_jobs: int, progress: bool,
-                 desc: Optional[str] = None, key=None) -> List[range]:
-    """The chunks of :func:`plan_chunks` (a use of a measured decision is not counted here)."""
-    return plan_chunks(n_items, rows_per_item, batch_size, n_jobs, progress, desc, key, count=False)[0]
 
 
 #: Threads are kept only when two items on two threads take less than this share of the time

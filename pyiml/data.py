@@ -23,8 +23,8 @@ FEATURE_TYPES = ("numerical", "integer", "categorical")
 def user_stacklevel(packages: tuple = ("pyiml",)) -> int:
     """``stacklevel`` for a warning raised in the caller: the first frame outside ``packages``.
 
-    On a worker thread of pyiml's (``n_jobs``) the user's line is on another thread's stack:
-    warnings that can be raised there go through :func:`warn_at_site` first."""
+    Warnings take it through :func:`warn_user`, which also finds the user's line from a worker
+    thread of pyiml's (``n_jobs``), whose stack does not hold it."""
     f = sys._getframe(2)
     level = 2
     while f is not None and f.f_globals.get("__name__", "").startswith(packages):
@@ -42,10 +42,11 @@ def user_site(packages: tuple = ("pyiml", "r_bridge")):
     site = getattr(_SITE, "site", None)
     if site is not None:
         return site
-    f = sys._getframe(1)
-    while f is not None and f.f_globals.get("__name__", "").startswith(packages):
-        f = f.f_back
-    return None if f is None else (f.f_code.co_filename, f.f_lineno, f.f_globals)
+    try:   # (user_stacklevel counts from this function's caller, as warnings.warn there would)
+        f = sys._getframe(user_stacklevel(packages) - 1)
+    except ValueError:   # no frame outside packages
+        return None
+    return f.f_code.co_filename, f.f_lineno, f.f_globals
 
 
 def run_at_site(site, fn, *args):
@@ -59,17 +60,18 @@ def run_at_site(site, fn, *args):
         _SITE.site = old
 
 
-def warn_at_site(message, category) -> bool:
-    """On a worker thread of pyiml's, issue the warning at the user's line that started the work
-    (``warnings.warn_explicit``, with that module's filters and once-per-location registry) and
-    return True; elsewhere do nothing and return False (the caller warns with a stacklevel)."""
+def warn_user(message, category, stacklevel: int) -> None:
+    """``warnings.warn(message, category, stacklevel=stacklevel)`` as the caller would call it
+    (pass :func:`user_stacklevel`); on a worker thread of pyiml's, whose stack does not hold the
+    user's frame, the warning is issued at the user's line that started the work instead
+    (``warnings.warn_explicit``, with that module's filters and once-per-location registry)."""
     site = getattr(_SITE, "site", None)
     if site is None:
-        return False
+        warnings.warn(message, category, stacklevel=stacklevel + 1)
+        return
     filename, lineno, g = site
     warnings.warn_explicit(message, category, filename, lineno, module=g.get("__name__"),
                            registry=g.setdefault("__warningregistry__", {}), module_globals=g)
-    return True
 
 
 def extension_values(values, dtype, n: int):
@@ -387,8 +389,8 @@ class Data:
             raise ValueError(f"Missing columns: {', '.join(missing)} ({argument} must have every feature column){hint}")
         extra = [c for c in newdata.columns if c not in self.feature_names]
         if extra:
-            warnings.warn(f"Dropping additional columns: {', '.join(map(str, extra))}", UserWarning,
-                          stacklevel=user_stacklevel())
+            warn_user(f"Dropping additional columns: {', '.join(map(str, extra))}", UserWarning,
+                      user_stacklevel())
         return newdata.loc[:, self.feature_names]
 
     # ------------------------------------------------------------------ helpers for methods

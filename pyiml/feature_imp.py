@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ._base import InterpretationMethod, check_bool, check_int, user_stacklevel
+from .data import warn_user
 from ._design import gather_design
 from ._parallel import check_n_jobs, map_items, plan_chunks
 from ._algorithms.rformat import r_as_character
@@ -189,11 +190,11 @@ class FeatureImp(InterpretationMethod):
         self._outputs = list(predictor.output_names)
         y = data.y.iloc[:, 0]
         if data.y.shape[1] > 1:
-            warnings.warn(
+            warn_user(
                 f"y has {data.y.shape[1]} columns {list(data.y_names)}: FeatureImp compares the model's output(s) "
                 f"{self._outputs} with the first, {data.y_names[0]!r}, as iml does. If another column is the target "
                 "of the explained output (class_), give the Predictor that column alone as y",
-                UserWarning, stacklevel=user_stacklevel())
+                UserWarning, user_stacklevel())
         missing = _count_missing(y)
         if missing:
             raise ValueError(
@@ -213,9 +214,7 @@ class FeatureImp(InterpretationMethod):
             warnings.warn("Model error is 0, switching from compare='ratio' to compare='difference'",
                           UserWarning, stacklevel=2)
             self.compare = "difference"
-        self._errors: Optional[np.ndarray] = None    # (groups, repetitions); `errors` is its frame
-        self._errors_labels: List[str] = []          # the groups, in the rows' order
-        self._errors_frame: Optional[pd.DataFrame] = None
+        self.errors: Optional[pd.DataFrame] = None
         self._run()
         self._warn_if_model_draws(self._rs)
 
@@ -318,12 +317,12 @@ class FeatureImp(InterpretationMethod):
                 )
             labels = _class_labels(y, self._outputs)
             if not np.isin(labels, np.asarray(self._outputs, dtype=object)).any():
-                warnings.warn(
+                warn_user(
                     f"no value of y ({sorted(set(labels.tolist()))[:5]}) is one of the model's classes "
                     f"({self._outputs}), so every predicted label counts as wrong (iml does the same). y's values "
                     "must be the model's classes (as text, or as numbers for a numeric y): give y the labels the "
                     "model was fitted on",
-                    UserWarning, stacklevel=user_stacklevel())
+                    UserWarning, user_stacklevel())
             return labels
         if numeric:  # with one output column: the probability against a 0/1 target, as iml does
             return y.to_numpy(dtype=float)
@@ -355,7 +354,7 @@ class FeatureImp(InterpretationMethod):
         if not off.any():
             return
         k, n = int(off.sum()), off.size
-        warnings.warn(
+        warn_user(
             f"loss={self.loss_name!r} compares y's labels ({sorted(set(labels.tolist()))[:5]}) with the model's one "
             f"output column ({self._outputs[0]!r}), which holds numbers such as {text[0]}: "
             + ("no prediction reads as a label, so every one counts as wrong and the importances say nothing"
@@ -363,7 +362,7 @@ class FeatureImp(InterpretationMethod):
             + " (iml does the same). For a probability use on='prob' (it is compared with the 0/1 target) and a "
             "numeric loss such as 'logLoss' or 'mae'; for predicted labels leave out class_ so that the model has "
             "one column per class",
-            UserWarning, stacklevel=user_stacklevel())
+            UserWarning, user_stacklevel())
 
     def _q(self, preds: np.ndarray):
         """iml's ``probs.to.labels`` (on="label") or the probabilities (on="prob")."""
@@ -452,37 +451,14 @@ class FeatureImp(InterpretationMethod):
             def errors_of(ch):
                 return self._chunk_errors(ch, groups, perms)
         errs = map_items(errors_of, chunks, workers, bs, self.progress, "FeatureImp", key=self.predictor)
-        self._errors = np.concatenate(errs, axis=0) if errs else np.empty((0, R))
-        self._errors_labels = [g for g, _ in groups]
-        self._errors_frame = None
-        self.results = self._summarise()
+        errors = np.concatenate(errs, axis=0) if errs else np.empty((0, R))
+        self.errors = pd.DataFrame({   # (object labels: pandas converts a numpy str array more slowly)
+            "feature": np.repeat(np.asarray([g for g, _ in groups], dtype=object), R),
+            "repetition": np.tile(np.arange(1, R + 1), len(groups)),
+            "permutation.error": errors.ravel(),
+        }, copy=False)
+        self.results = self._summarise(errors)
         self._finished = True
-
-    @property
-    def errors(self) -> pd.DataFrame:
-        """The raw draws, ``feature, repetition, permutation.error`` (made when first read, from
-        the draws and groups of the run, whatever attributes were set since)."""
-        if self._errors_frame is None and self._errors is not None:
-            err = self._errors
-            labels, R = self._errors_labels, err.shape[1]
-            self._errors_frame = pd.DataFrame({
-                "feature": np.repeat(np.asarray(labels, dtype=object), R),
-                "repetition": np.tile(np.arange(1, R + 1), len(labels)),
-                "permutation.error": err.ravel(),
-            }, copy=False)
-        return self._errors_frame
-
-    @errors.setter
-    def errors(self, value) -> None:
-        self._errors_frame = value
-
-    def __setstate__(self, state) -> None:
-        if "errors" in state:   # pickled when errors was a plain attribute (before 2026-11-27)
-            state = dict(state)
-            state["_errors_frame"] = state.pop("errors")
-            state.setdefault("_errors", None)
-            state.setdefault("_errors_labels", [])
-        self.__dict__.update(state)
 
     def _chunk_errors(self, chunk: List[int], groups, perms) -> np.ndarray:
         """Errors (len(chunk), R) of the groups in ``chunk``.
@@ -589,11 +565,11 @@ class FeatureImp(InterpretationMethod):
             return None
         return FAST_ROWS.get(self.loss_name)
 
-    def _summarise(self) -> pd.DataFrame:
-        """iml's summary of :attr:`errors` (medians and type-7 quantiles per group)."""
+    def _summarise(self, errors: np.ndarray) -> pd.DataFrame:
+        """iml's summary of the errors (groups, repetitions): medians and type-7 quantiles per group."""
         R = self.n_repetitions
         feats = list(self.features)
-        err = self._errors.reshape(len(feats), R)
+        err = errors.reshape(len(feats), R)
         with np.errstate(divide="ignore", invalid="ignore"):
             raw = err / self.original_error if self.compare == "ratio" else err - self.original_error
         nan = np.isnan(raw).any(axis=1)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 import numbers
-import warnings
 from typing import List, Optional
 
 import numpy as np
@@ -20,6 +19,7 @@ from ._algorithms import glmnet as _glmnet
 from ._algorithms.gower import _r_pow, gower_dist, r_dist
 from ._algorithms.rstats import r_exp
 from ._base import InterpretationMethod, is_finite_real, real_scalar, user_stacklevel
+from .data import warn_user
 from .predictor import Predictor
 from .shapley import _feature_values, check_x_interest, row_labels
 from ._text import shown
@@ -307,10 +307,10 @@ class LocalModel(InterpretationMethod):
                         f"the model predicts the class {outputs[int(keep[0])]!r} for every row (never {gone}): a "
                         "local classification model needs at least two predicted classes; explain one class's "
                         "probability instead, e.g. Predictor(..., class_=...)")
-                warnings.warn(
+                warn_user(
                     f"class(es) {gone} are never the most probable class of any row and are left out of the "
                     "multinomial fit (iml fails here); LocalModel.predict gives them probability 0",
-                    UserWarning, stacklevel=user_stacklevel())
+                    UserWarning, user_stacklevel())
             classes = [outputs[j] for j in keep]
             y = np.asarray(outputs, dtype=object)[lab]
             small = [outputs[j] for j in keep if counts[j] <= 1]
@@ -353,7 +353,7 @@ class LocalModel(InterpretationMethod):
             best = int(hits[-1])
         else:
             best = int(np.flatnonzero(df < self.k)[-1])
-            warnings.warn("Had to choose a smaller k", UserWarning, stacklevel=user_stacklevel())
+            warn_user("Had to choose a smaller k", UserWarning, user_stacklevel())
         self.model = fit
         self.best_fit_index = best
         self.weights = w

@@ -483,13 +483,11 @@ class RModel:
             task, labels_only = [str(v) for v in session.r_call(_R_MODEL_TASK, self.r_object)]
         self.task = task
         if labels_only == "TRUE" and self._pf is None:   # iml's inferTaskFromModel warns so
-            import warnings
+            from pyiml.data import user_stacklevel, warn_user
 
-            from pyiml.data import user_stacklevel
-
-            warnings.warn("Output seems to be class instead of probabilities. Automatically transformed to 0 and 1 "
-                          "probabilities. You might want to set predict.type = 'prob' for Learner!",
-                          UserWarning, stacklevel=user_stacklevel(("pyiml", "r_bridge")))
+            warn_user("Output seems to be class instead of probabilities. Automatically transformed to 0 and 1 "
+                      "probabilities. You might want to set predict.type = 'prob' for Learner!",
+                      UserWarning, user_stacklevel(("pyiml", "r_bridge")))
         self.draws_random = False
         self._reset_caches()
 
@@ -600,21 +598,18 @@ class RModel:
             return None
         r_order = _r_sorted(strs)
         if r_order != strs and name not in self._level_warned:
-            import warnings
-
-            from pyiml.data import user_stacklevel, warn_at_site
+            from pyiml.data import user_stacklevel, warn_user
 
             self._level_warned.add(name)
-            message = (
+            warn_user(
                 f"RModel: column {name!r} is a pandas Categorical whose categories {list(strs)} are in Python's "
                 f"sorted order (what astype('category') makes), but R sorts them {list(r_order)} (the levels of "
                 "R's factor()). It reaches R as a factor with the levels in the Categorical's order, and models "
                 "that use factor codes (ranger, e1071::svm) read levels by position: if the model was trained on "
                 "an R factor, its predictions are wrong. Then reorder the categories as the training factor's "
                 f"levels: df[{name!r}] = df[{name!r}].cat.reorder_categories({list(r_order)}) if it was made by "
-                "factor() with its default levels, the levels given to factor(levels = ...) otherwise")
-            if not warn_at_site(message, UserWarning):   # (on a pyiml worker thread: at the user's line)
-                warnings.warn(message, UserWarning, stacklevel=user_stacklevel(("pyiml", "r_bridge")))
+                "factor() with its default levels, the levels given to factor(levels = ...) otherwise",
+                UserWarning, user_stacklevel(("pyiml", "r_bridge")))
         return None
 
     def _training_levels(self) -> Tuple[Dict[str, tuple], frozenset]:

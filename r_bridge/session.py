@@ -368,9 +368,7 @@ def r_call(fun, *args, _stacklevel: int = 2, _warned: Optional[set] = None, **kw
     rpy2.rinterface.Sexp
         The value returned by R (rinterface level; see :func:`to_robjects`).
     """
-    import warnings
-
-    from pyiml.data import warn_at_site
+    from pyiml.data import warn_user
 
     robjects()
     import rpy2.rinterface as ri
@@ -386,8 +384,7 @@ def r_call(fun, *args, _stacklevel: int = 2, _warned: Optional[set] = None, **kw
         messages = [m for m in messages if m not in _warned]
         _warned.update(messages)
     for m in messages:
-        if not warn_at_site(RWarning(m), RWarning):   # (on a pyiml worker thread: at the user's line)
-            warnings.warn(RWarning(m), stacklevel=_stacklevel + 1)
+        warn_user(RWarning(m), RWarning, _stacklevel + 1)   # (from a pyiml worker thread: at the user's line)
     if not ok:
         raise RError(str(value[0]).strip())
     return value

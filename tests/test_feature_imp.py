@@ -56,20 +56,18 @@ def test_results_layout_and_derived_from_errors(small):
     assert list(fi.errors.columns) == ["feature", "repetition", "permutation.error"]
     assert len(fi.errors) == 5 * 4 and fi.errors["repetition"].tolist()[:4] == [1, 2, 3, 4]
     assert fi.errors["feature"].dtype == object and fi.errors["feature"].tolist()[3:5] == [X.columns[0], X.columns[1]]
-    assert fi.errors is fi.errors   # made once, when first read
+    assert fi.errors is fi.errors   # one frame, made by the run
     # made from the run's draws and groups, whatever attributes are set afterwards
     fresh = FeatureImp(Predictor(predict_function=linear, data=X, y=y), "mae", n_repetitions=4, random_state=3)
     want = fresh.errors.copy()
-    fresh._errors_frame = None
     fresh.n_repetitions, fresh.features = 2, dict(reversed(list(fresh.features.items())))
     pd.testing.assert_frame_equal(fresh.errors, want)
     fresh.errors = want.head(3)
     assert len(fresh.errors) == 3
-    # an object pickled when errors was a plain attribute
-    old = {k: v for k, v in fi.__dict__.items() if k not in ("_errors", "_errors_labels", "_errors_frame")}
-    old["errors"] = want
+    # an object restored from its state (as unpickling restores it)
+    old = dict(fi.__dict__, errors=want)
     revived = FeatureImp.__new__(FeatureImp)
-    revived.__setstate__(old)
+    revived.__dict__.update(old)   # (what unpickling does)
     assert revived.errors is want and revived.results is fi.results
     for _, row in fi.results.iterrows():
         e = fi.errors.loc[fi.errors["feature"] == row["feature"], "permutation.error"].to_numpy()

@@ -55,13 +55,12 @@ from __future__ import annotations
 
 import functools
 import math
-import warnings
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 
-from ..data import user_stacklevel
+from ..data import user_stacklevel, warn_user
 from .rstats import r_arithmetic, r_exp, r_log, r_seq_sum
 
 __all__ = ["GlmnetFit", "glmnet", "predict"]
@@ -369,9 +368,9 @@ def _underflowed(xv: np.ndarray, juix: np.ndarray, var_names, xj: np.ndarray, x:
     tiny = [i for i in bad if (x[pos, juix[i]] != x[pos, juix[i]][:1]).any()]
     if tiny:
         names = [str(var_names[juix[i]]) if var_names is not None else f"V{juix[i] + 1}" for i in tiny]
-        warnings.warn(
+        warn_user(
             f"the spread of {', '.join(names)} underflows (its variance is 0 in double precision), so the lasso "
-            "leaves it out; rescale it, e.g. multiply it by a power of 10", UserWarning, stacklevel=user_stacklevel())
+            "leaves it out; rescale it, e.g. multiply it by a power of 10", UserWarning, user_stacklevel())
     return juix[bad]
 
 
@@ -567,7 +566,7 @@ def _fit_gaussian(x, y, w, var_names, isd, naive, nlam, flmin, thr, ne, nx, maxi
     coefs, active, almo, rsqo, nlp, jerr, lmu = res
 
     if jerr != 0:
-        warnings.warn(_jerr_message(jerr, maxit, nx), UserWarning, stacklevel=user_stacklevel())
+        warn_user(_jerr_message(jerr, maxit, nx), UserWarning, user_stacklevel())
     # back to the original scale
     # per lambda the coefficients of the variables active so far (zero for later entries)
     A = np.zeros((lmu, len(active)))
@@ -1047,8 +1046,8 @@ def _fit_multinomial(x, y, weights, var_names, levels, isd, nlam, flmin, thr, ne
     if nc == 0 or counts.min() <= 1:
         raise ValueError("one multinomial or binomial class has 1 or 0 observations; not allowed")
     if counts.min() < 8:
-        warnings.warn("one multinomial or binomial class has fewer than 8  observations; dangerous ground",
-                      UserWarning, stacklevel=user_stacklevel())
+        warn_user("one multinomial or binomial class has fewer than 8  observations; dangerous ground",
+                  UserWarning, user_stacklevel())
     if nc < 2:
         raise ValueError("the multinomial family needs at least 2 classes")
 
@@ -1085,7 +1084,7 @@ def _fit_multinomial(x, y, weights, var_names, levels, isd, nlam, flmin, thr, ne
     res = _multlognet_grouped(xj, Y, w, xvj, nlam, flmin, thr, maxit, ne, nx)
     coefs, active, a0s, almo, devs, dev0, nlp, jerr, lmu = res
     if jerr != 0:
-        warnings.warn(_jerr_message(jerr, maxit, nx), UserWarning, stacklevel=user_stacklevel())
+        warn_user(_jerr_message(jerr, maxit, nx), UserWarning, user_stacklevel())
 
     beta = np.zeros((nc, ni, lmu))
     a0 = np.zeros((nc, lmu))

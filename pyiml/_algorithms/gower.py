@@ -13,12 +13,11 @@ operations as the C code, so results agree with R bit for bit (``r_dist`` with t
 from __future__ import annotations
 
 import math
-import warnings
 from typing import Optional, Sequence
 
 import numpy as np
 
-from ..data import user_stacklevel
+from ..data import user_stacklevel, warn_user
 
 __all__ = ["gower_dist", "gower_dist_to_point", "r_dist", "R_DIST_METHODS"]
 
@@ -185,7 +184,7 @@ def gower_dist(x, y, eps: float = 1e-8, weights: Optional[Sequence[float]] = Non
     if xcols and ycols and (nx == 0 or ny == 0):
         raise ValueError("x and y must have at least one row")
     if nx and ny and max(nx, ny) % min(nx, ny) != 0:
-        warnings.warn(_RECYCLE_WARNING, UserWarning, stacklevel=user_stacklevel())
+        warn_user(_RECYCLE_WARNING, UserWarning, user_stacklevel())
     # pairing: by name for data frames, by position otherwise
     if xnames is not None and ynames is not None:
         xn = [n.upper() for n in xnames] if ignore_case else xnames
@@ -241,14 +240,14 @@ def gower_dist(x, y, eps: float = 1e-8, weights: Optional[Sequence[float]] = Non
             rng = _xy_range(cx, cy)
             if kx == "double" and ky == "double":
                 if not math.isfinite(rng) or rng < eps:
-                    warnings.warn(_GOWER_SKIP_DOUBLE, UserWarning, stacklevel=user_stacklevel())
+                    warn_user(_GOWER_SKIP_DOUBLE, UserWarning, user_stacklevel())
                     continue
             elif kx == "integer" and ky == "integer":
                 if not math.isfinite(rng) or rng == 0:
-                    warnings.warn(_GOWER_SKIP_INT, UserWarning, stacklevel=user_stacklevel())
+                    warn_user(_GOWER_SKIP_INT, UserWarning, user_stacklevel())
                     continue
             elif not math.isfinite(rng) or rng < eps:
-                warnings.warn(_GOWER_SKIP_INT, UserWarning, stacklevel=user_stacklevel())
+                warn_user(_GOWER_SKIP_INT, UserWarning, user_stacklevel())
                 continue
             a = cx.values[ix].astype(float)
             b = cy.values[iy].astype(float)
@@ -330,7 +329,7 @@ def gower_dist_to_point(x, y, eps: float = 1e-8) -> np.ndarray:
     for j in range(p):
         r = float(rng[j])
         if not math.isfinite(r) or r < eps:
-            warnings.warn(_GOWER_SKIP_DOUBLE, UserWarning, stacklevel=user_stacklevel())
+            warn_user(_GOWER_SKIP_DOUBLE, UserWarning, user_stacklevel())
             continue
         if not yfin[j]:
             continue  # every pair of this column has a non-finite value: none is compared
@@ -450,7 +449,7 @@ def r_dist(x, method: str = "euclidean", p: float = 2.0) -> np.ndarray:
             nonna = ~np.isnan(a) & (not math.isnan(b))
             fin = nonna & np.isfinite(a) & math.isfinite(b)
             if (nonna & ~fin).any() and not warned:
-                warnings.warn("treating non-finite values as NA", UserWarning, stacklevel=user_stacklevel())
+                warn_user("treating non-finite values as NA", UserWarning, user_stacklevel())
                 warned = True
             either = fin & ((a != 0) | (b != 0))
             cnt += either
