@@ -367,7 +367,11 @@ NOTES = """Notes:
   target with the closed form; where the bare version comes within 3, pyiml's fixed cost per
   call is what keeps it above.
 - Model (b) runs at n = 1,000 only: R's randomForest predicts about 10^5 rows a second, and both
-  sides spend nearly all their time in it, so the ratios against R iml are close to 1 there."""
+  sides spend nearly all their time in it, so the ratios against R iml are close to 1 there. With
+  3 runs per side these rows are noisy: FeatureImp took pyiml 0.14-0.15 s in full runs until
+  2026-11-27 and in runs of the FeatureImp cases alone (the same with the code before and after
+  that day's last changes), but 0.29-0.38 s in that day's last two full runs; the cause was not
+  found."""
 
 
 def main(argv=None) -> int:
