@@ -381,6 +381,34 @@ def test_multiclass_row_order_follows_batches_and_permutations(inter):
     assert res[".id"].iloc[6:].is_monotonic_increasing
 
 
+def test_ice_storage_follows_the_outputs_actually_predicted(inter):
+    # ICE results are allocated before the model is called, for the column count of the
+    # predictor's last prediction; a model whose next call returns other columns still fills
+    # them (the storage follows the first batch)
+    X, f, f2 = inter
+    calls = []
+
+    def changing(d):
+        calls.append(len(d))
+        return f(d) if len(calls) == 1 else f2(d)
+
+    p = Predictor(predict_function=changing, data=X, batch_size=50)
+    p.predict(X.iloc[:3])
+    assert p.output_names == ["pred"]
+    for method in ("ice", "pdp+ice"):
+        got = FeatureEffect(p, "a", method=method, grid_size=4).results
+        want = FeatureEffect(Predictor(predict_function=f2, data=X, batch_size=50), "a", method=method,
+                             grid_size=4).results
+        pd.testing.assert_frame_equal(got, want)
+    one = Predictor(predict_function=f2, data=X, batch_size=50, class_="no")
+    one.predict(X.iloc[:3])
+    one.class_ = None                  # two outputs again, after a one-output prediction
+    got = FeatureEffect(one, "a", method="ice", grid_size=4).results
+    want = FeatureEffect(Predictor(predict_function=f2, data=X, batch_size=50), "a", method="ice",
+                         grid_size=4).results
+    pd.testing.assert_frame_equal(got, want)
+
+
 def test_integer_grid_duplicates_give_duplicate_ice_rows():
     X = pd.DataFrame({"i": np.array([1, 2, 3, 2, 1, 3], dtype="int64"), "z": np.arange(6.0)})
     p = Predictor(predict_function=lambda d: d["i"] * 1.0 + d["z"], data=X)
