@@ -625,6 +625,8 @@ class FeatureEffect(_LazyResults, InterpretationMethod):
             g = np.asarray(pd.unique(np.asarray(pts)))
             if self.n_features == 1 and self._anchor is not None and not np.any(g == self._anchor):
                 g = np.sort(np.append(g.astype(float), float(self._anchor)), kind="stable")
+        if g.dtype.kind in "fiu" and (g[1:] > g[:-1]).all():    # distinct and increasing (iml's grids)
+            return encode_values(data, f, g), np.arange(g.size, dtype=np.int64), g
         codes, uniq = pd.factorize(g, sort=False)
         return encode_values(data, f, uniq), codes.astype(np.int64), g
 
