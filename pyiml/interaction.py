@@ -256,7 +256,9 @@ class Interaction(InterpretationMethod):
         enc = data.encoded()
         names = data.feature_names
         masks, vrows, back = [], [], []
-        consumers: List[list] = []    # per block: the orders its means are taken in (None: data order)
+        # per block: the orders its means are taken in (None: data order); no lists at all when
+        # every mean is taken in data order (a numpy random source)
+        consumers: Optional[List[list]] = None if orders is None else []
         for r, (fixed, rows) in enumerate(requests):
             if len(fixed) <= 2:
                 keys = np.stack([_as_key(enc[c][rows]) for c in fixed], axis=1)
@@ -267,7 +269,8 @@ class Interaction(InterpretationMethod):
             blocks = len(vrows) + inv
             order = None if orders is None else orders[r]
             if order is None:
-                consumers.extend([None] for _ in urows)
+                if consumers is not None:
+                    consumers.extend([None] for _ in urows)
                 slots = np.zeros(len(rows), dtype=np.intp)
             else:
                 consumers.extend([] for _ in urows)
@@ -277,23 +280,29 @@ class Interaction(InterpretationMethod):
                     consumers[b].append(order[i])
             back.append((blocks, slots))
             vrows.extend(urows.tolist())
-            mask = np.isin(np.asarray(names, dtype=object), fixed)
-            masks.extend([mask] * len(urows))
-        masks, vrows = np.array(masks, dtype=bool).reshape(-1, len(names)), np.asarray(vrows, dtype=np.intp)
+            fixed_set = set(fixed)
+            mask = np.array([c in fixed_set for c in names], dtype=bool)
+            masks.append(np.broadcast_to(mask, (len(urows), len(names))))
+        masks = np.concatenate(masks) if masks else np.zeros((0, len(names)), dtype=bool)
+        vrows = np.asarray(vrows, dtype=np.intp)
         n, bs = data.n_rows, self.predictor.batch_size
         chunks, workers = plan_chunks(len(vrows), n, bs, self.n_jobs, self.progress, "Interaction", self.predictor)
         parts = map_items(lambda ch: self._block_means(masks[ch.start:ch.stop], vrows[ch.start:ch.stop],
-                                                       consumers[ch.start:ch.stop]), chunks,
+                                                       None if consumers is None else consumers[ch.start:ch.stop]),
+                          chunks,
                           workers, bs, self.progress, "Interaction", key=self.predictor)
         means = np.concatenate(parts, axis=0) if parts else np.empty((0, 1))
-        offsets = np.concatenate(([0], np.cumsum([len(c) for c in consumers]))).astype(np.intp)
+        if consumers is None:         # one mean per block
+            offsets = np.arange(len(vrows) + 1, dtype=np.intp)
+        else:
+            offsets = np.concatenate(([0], np.cumsum([len(c) for c in consumers]))).astype(np.intp)
         return [means[offsets[blocks] + slots] for blocks, slots in back]
 
-    def _block_means(self, masks: np.ndarray, vrows: np.ndarray, consumers: List[list]) -> np.ndarray:
+    def _block_means(self, masks: np.ndarray, vrows: np.ndarray, consumers: Optional[List[list]]) -> np.ndarray:
         """Mean predictions over all data rows ("a block") with the features of ``masks[b]`` set
         to their values in data row ``vrows[b]``: for each block b one mean per entry of
-        ``consumers[b]``, added in that order of the data rows (None: data order), stacked block
-        by block; at most ``batch_size`` rows per model call.
+        ``consumers[b]``, added in that order of the data rows (None: data order; ``consumers``
+        None: one mean per block in data order), stacked block by block; at most ``batch_size`` rows per model call.
 
         A mean in a given order is R's ``mean`` (iml's ``dcast(..., fun.aggregate = mean)``): a
         sequential long-double sum with R's correction pass, in that order, so the means equal
@@ -342,7 +351,8 @@ class Interaction(InterpretationMethod):
             for lo in range(0, B, per):
                 hi = min(B, lo + per)
                 P = predict_rows(lo * n, hi * n).reshape(hi - lo, n, -1)
-                if all(len(c) == 1 and c[0] is None for c in consumers[lo:hi]):   # data order: at once
+                if consumers is None or all(len(c) == 1 and c[0] is None for c in consumers[lo:hi]):
+                    # data order: at once
                     out.append(_shifted_means(P))
                 else:
                     out.extend(means_of(P[b], consumers[lo + b]) for b in range(hi - lo))
@@ -358,7 +368,7 @@ class Interaction(InterpretationMethod):
                 have += len(P)
                 while have >= n:
                     P_all = np.concatenate(pending) if len(pending) > 1 else pending[0]
-                    out.append(means_of(P_all[:n], consumers[b]))
+                    out.append(means_of(P_all[:n], [None] if consumers is None else consumers[b]))
                     rest = P_all[n:]
                     pending, have, b = ([rest] if len(rest) else []), len(rest), b + 1
         return np.concatenate(out, axis=0) if out else np.empty((0, 1))
