@@ -322,24 +322,30 @@ class Interaction(InterpretationMethod):
             data in order with the features of masks[b] set from data row vrows[b])."""
             patches = {}
             b_lo = r0 // n
-            for j, c in enumerate(names):
-                # runs of consecutive blocks that fix c: one patch for the blocks wholly inside
-                # r0..r1 (each block its value row), one for a first or last block cut by r0, r1
-                edges = np.diff(np.concatenate(([0], masks[b_lo:(r1 - 1) // n + 1, j].view(np.int8), [0])))
-                for s, e in zip(np.flatnonzero(edges == 1) + b_lo, np.flatnonzero(edges == -1) + b_lo):
-                    lo, hi = max(s * n, r0), min(e * n, r1)
-                    full0 = s if lo == s * n else s + 1      # the first block wholly inside
-                    full1 = e if hi == e * n else e - 1      # one past the last block wholly inside
-                    runs = patches.setdefault(c, [])
-                    if full1 < full0:                        # one block, cut at both ends
-                        runs.append((lo - r0, hi - r0, vrows[s]))
-                        continue
-                    if full0 > s:
-                        runs.append((lo - r0, full0 * n - r0, vrows[s]))
-                    if full1 > full0:
-                        runs.append((full0 * n - r0, full1 * n - r0, vrows[full0:full1]))
-                    if full1 < e:
-                        runs.append((full1 * n - r0, hi - r0, vrows[e - 1]))
+            # runs of consecutive blocks that fix a feature, all features at once: (feature, first
+            # block, one past the last) in feature order; one patch for the blocks of a run wholly
+            # inside r0..r1 (each block its value row), one for a first or last block cut by r0, r1
+            sub = masks[b_lo:(r1 - 1) // n + 1]
+            padded = np.zeros((len(names), sub.shape[0] + 2), dtype=np.int8)
+            padded[:, 1:-1] = sub.T
+            edges = np.diff(padded, axis=1)
+            feats, starts = np.nonzero(edges == 1)
+            ends = np.nonzero(edges == -1)[1]
+            for j, s, e in zip(feats.tolist(), (starts + b_lo).tolist(), (ends + b_lo).tolist()):
+                c = names[j]
+                lo, hi = max(s * n, r0), min(e * n, r1)
+                full0 = s if lo == s * n else s + 1      # the first block wholly inside
+                full1 = e if hi == e * n else e - 1      # one past the last block wholly inside
+                runs = patches.setdefault(c, [])
+                if full1 < full0:                        # one block, cut at both ends
+                    runs.append((lo - r0, hi - r0, vrows[s]))
+                    continue
+                if full0 > s:
+                    runs.append((lo - r0, full0 * n - r0, vrows[s]))
+                if full1 > full0:
+                    runs.append((full0 * n - r0, full1 * n - r0, vrows[full0:full1]))
+                if full1 < e:
+                    runs.append((full1 * n - r0, hi - r0, vrows[e - 1]))
             return p.predict_array(gather_design(data, enc, dict.fromkeys(names, range(r0, r1)), patches))
 
         def means_of(P: np.ndarray, orders: list) -> np.ndarray:
