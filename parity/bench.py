@@ -347,12 +347,24 @@ NOTES = """Notes:
   their floor ratios too low (ALE 1-D at n = 100,000: 2.1 instead of 5). Each call gets a new
   frame object over the same rows (a shallow copy, about 4 µs): a frame that was predicted
   before hands the model its columns from pandas' cache, which would make the closed form's call
-  at n = 1,000 about 35 µs (2.3 times) faster than on any design a method builds.
+  at n = 1,000 about 35 µs (2.3 times) faster than on any design a method builds. Model (b)'s
+  floor predicts the rows the method's design holds, built as the method builds them
+  (`parity.bench_cases.design_rows`: the permuted features, the grid values, the interval ends,
+  the fixed grid rows, the Shapley samples), not the data repeated: a tree model predicts the
+  same 1,000 rows repeated 50 times in about half the time it takes for 50,000 distinct rows
+  (0.07 s against 0.14-0.16 s for the randomForest here; the same 1,000 rows shuffled take the
+  longer time too), as the processor's caches and branch predictors learn the repeated paths.
+  Tables before 2026-11-28 used repeated rows for model (b) too, which made its floors about half
+  what the methods' rows cost (FeatureImp: floor 0.08 s, now 0.13 s). The closed form's time
+  does not depend on the values, so model (a) keeps the repeated rows.
 - Where pyiml stays above 3 times the floor with the closed form, the floor is small next to
   work that the floor leaves out. At n = 1,000 most floors are 0.05-0.16 ms, less than pyiml's
   fixed cost per call (argument checks, grids, the result DataFrame, R's number formatting:
   0.2-0.9 ms). Interaction overall at n = 1,000 writes 6 * 10^5 design rows of 10 columns, which
-  costs about as much as the closed form's reading of them.
+  costs about as much as the closed form's reading of them. Memory that the C library hands back
+  to the system and maps again costs page faults: a PDP+ICE at n = 1,000 that allocated its ICE
+  results after the model's call (whose temporaries had just been freed at the top of the heap)
+  took about 40 faults and 0.06 ms more per call; since 2026-11-28 it allocates them before.
   At n = 100,000, ALE 1-D takes about 3 ms against a floor of 0.5 ms: its type-1 quantile grid
   (selecting 21 order statistics of 10^5 values, about 0.4 ms), the interval lookup of the 10^5
   values (0.35 ms) and the writing of its 2 * 10^5-row design (0.3 ms) each cost nearly as much
@@ -368,10 +380,11 @@ NOTES = """Notes:
   call is what keeps it above.
 - Model (b) runs at n = 1,000 only: R's randomForest predicts about 10^5 rows a second, and both
   sides spend nearly all their time in it, so the ratios against R iml are close to 1 there. With
-  3 runs per side these rows are noisy: FeatureImp took pyiml 0.14-0.15 s in full runs until
-  2026-11-27 and in runs of the FeatureImp cases alone (the same with the code before and after
-  that day's last changes), but 0.29-0.38 s in that day's last two full runs; the cause was not
-  found."""
+  3 runs per side these rows are noisy, also because R's garbage collector runs inside some model
+  calls: a full collection adds about 0.06 s to the call that triggers it (`gc.time()` before and
+  after: FeatureImp took pyiml 0.13-0.15 s in calls without one and 0.20-0.21 s in calls with one,
+  the floor 0.07 s and 0.14 s). FeatureImp took pyiml 0.14-0.15 s in full runs until 2026-11-27,
+  but 0.29-0.38 s in that day's last two full runs, which collection alone does not explain."""
 
 
 def main(argv=None) -> int:

@@ -39,6 +39,71 @@ def _floor(X: pd.DataFrame, rows: int, predict=friedman_f):
     return run
 
 
+def design_rows(X: pd.DataFrame, kind: str, G: int = 20, R: int = 5, M: int = 100, grid: int = 30,
+                feature: str = "x1", seed: int = 0) -> pd.DataFrame:
+    """The rows a method predicts, built the way the method builds them (random draws from
+    ``seed``, not the method's own), each column one contiguous array, as one frame.
+
+    Model (b)'s floor predicts these rather than the data repeated (:func:`parity.bench.repeat_rows`):
+    a tree model predicts the same 1,000 rows repeated 50 times in about half the time it takes
+    for 50,000 distinct rows (even the same rows shuffled take the longer time), as the
+    processor's caches and branch predictors learn the repeated paths, so a floor of repeated
+    rows would be a best case no method's design gets. (The closed form's time does not depend
+    on the values.) ``kind``: "FeatureImp" (the data once, then each feature permuted ``R``
+    times), "PDP+ICE 1-D" (the data at ``G`` equidistant points of ``feature``), "ALE 1-D" (the
+    data at the lower and at the upper end of its interval of a ``G``-interval quantile grid),
+    "Interaction two-way" (for every other feature, at ``grid`` rows: both features fixed, the
+    other one, ``feature``) and "Shapley 1 row" (iml's 2·M·p rows for the first row, the data,
+    the point)."""
+    rng = np.random.default_rng(seed)
+    A = X.to_numpy(dtype=float)
+    n, p = A.shape
+    j = list(X.columns).index(feature)
+
+    def with_cols(cols, vals):
+        B = A.copy()
+        B[:, cols] = vals
+        return B
+
+    if kind == "FeatureImp":
+        blocks = [A] + [with_cols(k, A[rng.permutation(n), k]) for k in range(p) for _ in range(R)]
+    elif kind == "PDP+ICE 1-D":
+        blocks = [with_cols(j, g) for g in np.linspace(A[:, j].min(), A[:, j].max(), G)]
+    elif kind == "ALE 1-D":
+        z = np.unique(np.quantile(A[:, j], np.linspace(0, 1, G + 1), method="inverted_cdf"))
+        k = np.clip(np.searchsorted(z, A[:, j], side="left"), 1, z.size - 1)
+        blocks = [with_cols(j, z[k - 1]), with_cols(j, z[k])]
+    elif kind == "Interaction two-way":
+        rows = rng.choice(n, grid)
+        blocks = [with_cols(cols, A[u, cols]) for c in range(p) if c != j for cols in ([c, j], [c], [j])
+                  for u in rows]
+    elif kind == "Shapley 1 row":
+        x = A[0]
+        z = A[rng.integers(0, n, M)]                                  # (M, p) background rows
+        rank = np.argsort(rng.random((M, p)), axis=1)                  # each sample's feature order
+        with_x = rank[:, None, :] <= rank[:, :, None]                  # (M, j, p): x on j and before
+        plus = np.where(with_x, x, z[:, None, :]).reshape(-1, p)
+        minus = np.where(with_x & (rank[:, None, :] != rank[:, :, None]), x, z[:, None, :]).reshape(-1, p)
+        blocks = [plus, minus, A, x[None, :]]
+    else:
+        raise ValueError(f"unknown design kind {kind!r}")
+    D = np.concatenate(blocks, axis=0)
+    return pd.DataFrame({c: np.ascontiguousarray(D[:, i]) for i, c in enumerate(X.columns)})
+
+
+def _floor_on(frame: pd.DataFrame, predict):
+    """The model called on the prebuilt ``frame``: one call, or calls of :data:`FLOOR_CHUNK` rows
+    beyond that (each call on a new frame object, :func:`parity.bench.floor_call`)."""
+    calls = [floor_call(predict, frame.iloc[s:s + FLOOR_CHUNK].reset_index(drop=True))
+             for s in range(0, len(frame), FLOOR_CHUNK)]
+
+    def run():
+        for call in calls:
+            call()
+
+    return run
+
+
 def _r(code: str, rows: int):
     """``code`` when R iml's design of ``rows`` rows is feasible, else None (R not run)."""
     return code if rows <= R_MAX_ROWS else None
@@ -91,39 +156,39 @@ def random_forest_cases(n: int) -> List[Case]:
     G = 20
     label = "R randomForest"
 
-    def floor(rows: int):
-        return _floor(X, rows, rf._pyiml_predict)
+    def floor(kind: str):
+        return _floor_on(design_rows(X, kind), rf._pyiml_predict)
 
     common = dict(data=data, r_model=rf.r_object, model=label, repeats=3)
     return [
         Case("FeatureImp (mae, 5 reps)", n,
              pyiml=lambda: pyiml.FeatureImp(predictor, loss="mae", n_repetitions=5, random_state=1),
              r_code='FeatureImp$new(predictor, loss = "mae", n.repetitions = 5)',
-             sklearn=lambda: permutation_importance_(model, X, y), floor=floor(n * (p * 5 + 1)), **common),
+             sklearn=lambda: permutation_importance_(model, X, y), floor=floor("FeatureImp"), **common),
         Case("PDP+ICE 1-D (grid 20)", n,
              pyiml=lambda: pyiml.FeatureEffect(predictor, "x1", method="pdp+ice", grid_size=G),
              r_code='FeatureEffect$new(predictor, "x1", method = "pdp+ice", grid.size = 20)',
-             sklearn=lambda: partial_dependence_(model, X, ["x1"], "both", G), floor=floor(n * G), **common),
+             sklearn=lambda: partial_dependence_(model, X, ["x1"], "both", G), floor=floor("PDP+ICE 1-D"), **common),
         Case("ALE 1-D (grid 20)", n,
              pyiml=lambda: pyiml.FeatureEffect(predictor, "x1", method="ale", grid_size=G),
              r_code='FeatureEffect$new(predictor, "x1", method = "ale", grid.size = 20)',
-             floor=floor(2 * n), **common),
+             floor=floor("ALE 1-D"), **common),
         Case("Interaction two-way x1 (grid 30)", n,
              pyiml=lambda: pyiml.Interaction(predictor, feature="x1", grid_size=30, random_state=1),
              r_code='Interaction$new(predictor, feature = "x1", grid.size = 30)',
-             floor=floor((p - 1) * 3 * 30 * n), **common),
+             floor=floor("Interaction two-way"), **common),
         Case("Shapley 1 row (M 100)", n,
              pyiml=lambda: pyiml.Shapley(predictor, x_interest=x1, sample_size=100, random_state=1),
              r_code="Shapley$new(predictor, x.interest = X[1, ], sample.size = 100)",
-             floor=floor(2 * 100 * p + n + 1), **common),
+             floor=floor("Shapley 1 row"), **common),
         Case("LocalModel (k 3)", n,
              pyiml=lambda: pyiml.LocalModel(predictor, x_interest=x1, k=3),
              r_code="LocalModel$new(predictor, x.interest = X[1, ], k = 3)",
-             floor=floor(n), **common),
+             floor=floor_call(rf._pyiml_predict, X), **common),
         Case("TreeSurrogate (depth 2)", n,
              pyiml=lambda: pyiml.TreeSurrogate(predictor, maxdepth=2),
              r_code="TreeSurrogate$new(predictor, maxdepth = 2)",
-             floor=floor(n), **common),
+             floor=floor_call(rf._pyiml_predict, X), **common),
     ]
 
 

@@ -61,3 +61,40 @@ def test_median_times_take_turns_and_restore_the_collector():
     # warm-up a, b; then with min_time 0 one call per run: a, b, a, b, a, b
     assert order[:8] == ["a", "b", "a", "b", "a", "b", "a", "b"]
     assert set(t) == {"a", "b"} and all(v >= 0 for v in t.values())
+
+
+def test_design_rows_are_the_rows_each_method_predicts():
+    import numpy as np
+
+    from parity.bench_cases import design_rows
+
+    X = bench.friedman_data(40).drop(columns="y")
+    A = X.to_numpy()
+    n, p = A.shape
+    fi = design_rows(X, "FeatureImp", R=2)
+    assert len(fi) == n * (p * 2 + 1) and list(fi.columns) == list(X.columns)
+    assert all(fi[c].to_numpy().strides == (8,) for c in fi.columns)          # contiguous columns
+    np.testing.assert_array_equal(fi.to_numpy()[:n], A)
+    blk = fi.to_numpy()[n + 2 * n:n + 3 * n]                                   # feature 2, first permutation
+    np.testing.assert_array_equal(np.delete(blk, 1, axis=1), np.delete(A, 1, axis=1))
+    np.testing.assert_array_equal(np.sort(blk[:, 1]), np.sort(A[:, 1]))
+    assert not np.array_equal(blk[:, 1], A[:, 1])
+    pdp = design_rows(X, "PDP+ICE 1-D", G=5).to_numpy().reshape(5, n, p)
+    np.testing.assert_array_equal(pdp[:, :, 1:], np.broadcast_to(A[:, 1:], (5, n, p - 1)))
+    np.testing.assert_allclose(pdp[:, 0, 0], np.linspace(A[:, 0].min(), A[:, 0].max(), 5))
+    ale = design_rows(X, "ALE 1-D", G=4).to_numpy().reshape(2, n, p)
+    assert (ale[0, :, 0] <= A[:, 0]).all() and (ale[1, :, 0] >= A[:, 0]).all()
+    inter = design_rows(X, "Interaction two-way", grid=3)
+    assert len(inter) == (p - 1) * 3 * 3 * n
+    shap = design_rows(X, "Shapley 1 row", M=7).to_numpy()
+    assert len(shap) == 2 * 7 * p + n + 1
+    plus, minus = shap[:7 * p].reshape(7, p, p), shap[7 * p:14 * p].reshape(7, p, p)
+    # row j of a sample: x on j and the features before it ("plus"), or before it only ("minus");
+    # the two differ in feature j alone, where "plus" holds x's value
+    for m in range(7):
+        for j in range(p):
+            diff = np.flatnonzero(plus[m, j] != minus[m, j])
+            assert set(diff) <= {j}
+            assert plus[m, j, j] == A[0, j]
+    np.testing.assert_array_equal(shap[14 * p:14 * p + n], A)
+    np.testing.assert_array_equal(shap[-1], A[0])
