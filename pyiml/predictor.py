@@ -726,7 +726,8 @@ class Predictor:
                 f"the {where} returned {len(values)} predictions for {n} rows of newdata: it must return one "
                 "prediction (row) per input row"
             )
-        if np.isnan(values).any():
+        # (min propagates NaN: one pass, no temporary, about twice as fast as isnan().any())
+        if values.size and np.isnan(values.min()):
             r, c = np.argwhere(np.isnan(values))[0]
             na_in = [str(k) for k, v in newdata.iloc[r].items() if pd.isna(v)]
             raise ValueError(
