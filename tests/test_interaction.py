@@ -122,7 +122,7 @@ def test_n_jobs_do_not_change_results(random_state):
             pd.testing.assert_frame_equal(a.results, b.results)
 
 
-@pytest.mark.parametrize("batch_size", [100_000, 1000])
+@pytest.mark.parametrize("batch_size", [100_000, 4000, 1000])
 @pytest.mark.parametrize("feature", [None, "a"])
 def test_partial_dependences_are_imls_means_in_imls_order(batch_size, feature):
     """Under RRandom each partial dependence is iml's to the bit: R's ``mean`` (what
@@ -159,6 +159,42 @@ def test_partial_dependences_are_imls_means_in_imls_order(batch_size, feature):
                 for c in cols:
                     design[c] = X[c].iloc[row]
                 assert got[kind][g, 0] == r_mean(f(design)[order[g]]), (label, kind, g)
+
+
+@pytest.mark.parametrize("batch_size", [20, 40, 60, 100_000])
+@pytest.mark.parametrize("feature", [None, "b"])
+def test_partial_dependences_equal_their_definition_in_any_batching(batch_size, feature):
+    """Each partial dependence is the mean prediction over all data rows with its features set
+    from the grid row, whatever the batching: blocks of n rows share model calls (and, for
+    all-float data, a design buffer whose slots keep the data's columns from call to call), in
+    an order of their own; a two-output model, ties in one feature."""
+    rng = np.random.default_rng(11)
+    n, G = 20, 6
+    X = pd.DataFrame(rng.uniform(size=(n, 4)), columns=list("abcd"))
+    X["d"] = np.round(X["d"] * 3)
+
+    def f(d):
+        a, b, c, e = (d[k].to_numpy() for k in "abcd")
+        return pd.DataFrame({"u": a * b + np.sin(3 * c) * e, "v": np.exp(a - e) + b * c})
+
+    ia = Interaction(Predictor(predict_function=f, data=X, batch_size=batch_size), feature=feature, grid_size=G,
+                     random_state=7)
+    cols = list(X.columns)
+    for x in [c for c in cols if c != feature]:
+        label = x if feature is None else f"{x}:{feature}"
+        got = ia.partial_dependence[label]
+        fixed = ({"j": [x], "no.j": [c for c in cols if c != x]} if feature is None
+                 else {"jk": [x, feature], "j": [x], "k": [feature]})
+        for kind, fix in fixed.items():
+            want = []
+            for row in got["grid"]:
+                design = X.copy()
+                for c in fix:
+                    design[c] = X[c].iloc[row]
+                want.append(f(design).to_numpy().mean(axis=0))
+            np.testing.assert_allclose(got[kind], np.array(want), rtol=1e-13, atol=1e-14, err_msg=f"{label} {kind}")
+        if feature is None:
+            np.testing.assert_array_equal(got["f"], f(X.iloc[got["grid"]]).to_numpy())
 
 
 def test_grid_size_equal_n_does_not_depend_on_seed():
