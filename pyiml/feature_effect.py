@@ -527,6 +527,10 @@ class FeatureEffect(_LazyResults, InterpretationMethod):
         self._warn_if_model_draws(self._random)
 
     def _finish(self, plan, preds) -> None:
+        # the blocks are predicted: drop them, as a PDP plan's blocks hold closures over the plan
+        # (a reference cycle that would keep its arrays, the ICE values included, until the
+        # garbage collector runs; with it paused, as timeit pauses it, every call took fresh memory)
+        plan.blocks = []
         names = list(self.predictor.output_names)   # (the lazy ICE table keeps this run's names)
         self._multiclass = len(names) > 1
         if self.method == "ale":

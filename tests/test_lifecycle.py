@@ -283,3 +283,47 @@ def test_explain_predicts_under_the_current_class(data):
     p.class_ = None            # back to every class
     lm.explain(X.iloc[[7]])
     assert set(lm.results[".class"]) <= {"u", "v", "w"} and len(lm.predict().columns) == 3
+
+
+@pytest.mark.parametrize("random_state", [1, "rr"])
+def test_objects_are_freed_without_the_garbage_collector(data, random_state):
+    """An object of every method, with its results read, is freed as soon as it is dropped: no
+    reference cycle holds its arrays until the garbage collector runs (a PDP plan's blocks held
+    closures over the plan, so each PDP/ICE object's values stayed until a collection; with the
+    collector paused, as timeit pauses it, every call then took fresh memory)."""
+    import gc
+
+    from pyiml import FeatureEffects, Interaction, LocalModel, TreeSurrogate
+
+    f = lambda d: 3 * d["a"].to_numpy() - d["b"].to_numpy() + d["a"].to_numpy() * d["c"].to_numpy()
+    two = lambda d: pd.DataFrame({"u": f(d), "v": -f(d)})
+    X = data[["a", "b", "c"]]
+    rs = (lambda: RRandom(3)) if random_state == "rr" else (lambda: random_state)
+    made = [lambda: FeatureImp(Predictor(predict_function=f, data=data, y="y"), loss="mae", random_state=rs())]
+    for p in (Predictor(predict_function=f, data=data, y="y"), Predictor(predict_function=two, data=data, y="y")):
+        made += [
+            lambda p=p: Shapley(p, x_interest=X.iloc[:2], random_state=rs()),
+            lambda p=p: Interaction(p, grid_size=4, random_state=rs()),
+            lambda p=p: Interaction(p, feature="a", grid_size=4, random_state=rs()),
+            lambda p=p: FeatureEffects(p, method="pdp+ice", grid_size=4, random_state=rs()),
+            lambda p=p: FeatureEffect(p, ["a", "b"], method="pdp", grid_size=4, random_state=rs()),
+            lambda p=p: FeatureEffect(p, "a", method="ice", grid_size=4, center_at=0.5, random_state=rs()),
+            lambda p=p: FeatureEffect(p, ["a", "c"], grid_size=4),
+            lambda p=p: TreeSurrogate(p, maxdepth=2),
+        ]
+    made.append(lambda: LocalModel(Predictor(predict_function=f, data=data, y="y"), x_interest=X.iloc[[0]]))
+    was = gc.isenabled()
+    try:
+        for make in made:
+            make()
+            gc.collect()
+            gc.disable()
+            obj = make()
+            name = type(obj).__name__
+            obj.results   # noqa: B018 (a lazy table is made)
+            del obj
+            assert gc.collect() == 0, name
+            gc.enable()
+    finally:
+        if was:
+            gc.enable()
