@@ -362,9 +362,10 @@ NOTES = """Notes:
   fixed cost per call (argument checks, grids, the result DataFrame, R's number formatting:
   0.2-0.9 ms). Interaction overall at n = 1,000 writes 6 * 10^5 design rows of 10 columns, which
   costs about as much as the closed form's reading of them. Memory that the C library hands back
-  to the system and maps again costs page faults: a PDP+ICE at n = 1,000 that allocated its ICE
-  results after the model's call (whose temporaries had just been freed at the top of the heap)
-  took about 40 faults and 0.06 ms more per call; since 2026-11-28 it allocates them before.
+  to the system and maps again costs page faults: until 2026-11-28 a PDP/ICE object was a
+  reference cycle (its plan's closures), freed only by the garbage collector, which the timing
+  pauses, so each PDP+ICE call at n = 1,000 took fresh memory (about 39 faults, 0.30 instead of
+  0.23 ms per call).
   At n = 100,000, ALE 1-D takes about 3 ms against a floor of 0.5 ms: its type-1 quantile grid
   (selecting 21 order statistics of 10^5 values, about 0.4 ms), the interval lookup of the 10^5
   values (0.35 ms) and the writing of its 2 * 10^5-row design (0.3 ms) each cost nearly as much

@@ -328,9 +328,6 @@ class PDPPlan:
         The permutations iml's ``MarginalGenerator`` draws (they only order rows); None = identity.
     anchor_rows : numpy.ndarray or None
         Grid rows whose value is the anchor: every ICE curve is centred at its value there.
-    n_outputs : int or None
-        The number of prediction columns when known beforehand (the predictor's last
-        prediction): ICE results are then allocated before the model is called.
     """
 
     data: object
@@ -343,7 +340,6 @@ class PDPPlan:
     batch_size: int
     perms: Optional[np.ndarray] = None
     anchor_rows: Optional[np.ndarray] = None
-    n_outputs: Optional[int] = None
     blocks: List[Block] = field(init=False)
 
     def __post_init__(self):
@@ -358,7 +354,6 @@ class PDPPlan:
             return t - g * n, {f: gidx[f][g] for f in self.features}
 
         self._sums = self._value = self._ice = self._V = self._W = None
-        self._k = None                    # the column count the ICE storage was made for
         self._grp, self._first = _unique_first(self._grid_keys())   # grid row -> group of equal values
         # whether iml's sums follow a known order that per-grid-row sums cannot give (_group_sums):
         # the permutations drawn under RRandom, or (centred) merge's order; without either, iml's
@@ -396,19 +391,9 @@ class PDPPlan:
                 if pos + whole * n < e - s:   # a grid row cut by the batch end
                     carry.append(vals[pos + whole * n:].copy())
         else:                             # ICE rows: straight into their place in the results
-            if self.n_outputs:
-                # Allocated before the model's call rather than after it: the same memory, but
-                # the model's temporaries then do not end up where the results go, which with
-                # glibc's heap made about 40 page faults per call at n = 1,000 (a sixth of the
-                # time of a PDP+ICE of the closed form; docs/benchmarks.md)
-                self._start_ice(self.n_outputs)
-            started = [False]
-
             def reduce(s, e, vals):
-                if not started[0]:        # the first batch: its column count decides the layout
-                    started[0] = True
-                    if self._k != vals.shape[1]:
-                        self._start_ice(vals.shape[1])
+                if self._ice is None and self._V is None:
+                    self._start_ice(vals.shape[1])
                 if self._ice is None:     # iml's class interleaving: kept in design order
                     self._V.reshape(G * n, -1)[s:e] = vals
                     return
@@ -448,8 +433,6 @@ class PDPPlan:
         (n, k, G) view that the predictions are written into; or, for iml's class-interleaved
         order, a (G, n, k) buffer in design order."""
         n, G = self.n, self.G
-        self._k = k
-        self._value = self._ice = self._V = None
         if self._simple_layout(k):
             P = self._first.size * k if self.method == "pdp+ice" else 0
             self._value = np.empty(P + n * k * G)

@@ -655,8 +655,7 @@ class FeatureEffect(_LazyResults, InterpretationMethod):
         if self._anchor is not None and self.n_features == 1:
             anchor_rows = np.flatnonzero(np.asarray(cols[0], dtype=float) == self._anchor)
         return PDPPlan(data, list(feats), pools, gidx, cols, self.method, self._anchor,
-                       self.predictor.batch_size, perms=perms, anchor_rows=anchor_rows,
-                       n_outputs=len(self.predictor.output_names) if self.predictor.output_names else None)
+                       self.predictor.batch_size, perms=perms, anchor_rows=anchor_rows)
 
     # ---------------------------------------------------------------- interpolation / predict
     def _results_made(self, res) -> None:
