@@ -330,14 +330,14 @@ NOTES = """Notes:
 - Large allocations and the kernel: at n = 100,000 the PDP+ICE constructor allocates its 16 MB
   of predictions (the `.value` column) and reading `results` about 50 MB more (grid, `.type`
   and `.id`). This machine's transparent huge pages are on (`enabled` = always): fresh memory is
-  backed by 2 MB pages, and when free memory is fragmented the kernel first compacts it. Timed
-  with `getrusage`, the constructor's user time stays within 9-23 ms while its system time ranges
-  from 0 to 41 ms from call to call (12-58 ms in all on 2026-11-27, after 6 hours of uptime;
-  18-21 ms, steadily, with huge pages turned off for the process by `prctl`). These rows
-  therefore vary between runs by more than any change in pyiml (the constructor 0.0145-0.023 s
-  and the read 0.018-0.063 s in the last full runs); scikit-learn's and the floor's calls, which
-  allocate less fresh memory per call, vary less. The regression guards of
-  `tests/benchmarks` at n = 100,000 compare user time for this reason.
+  backed by 2 MB pages, and when free memory is fragmented the kernel first compacts it, which
+  took the constructor 0-41 ms of system time per call in the tables until 2026-11-27 (12-58 ms
+  in all). Most of that memory was fresh only because each PDP/ICE object was a reference cycle
+  that the timing's paused garbage collector left in place (see below); since that was
+  removed (2026-11-28) the constructor reuses the memory of the last call: no page faults, about
+  11-12 ms per call steadily. Reading `results` still allocates its new table (about 140 faults,
+  0.2 ms of system time per call). The regression guards of `tests/benchmarks` at n = 100,000
+  compare user time, which the kernel's work does not disturb.
 - The floor is one model call on a prebuilt frame of the rows the method predicts (calls of 10^6
   rows beyond that): for FeatureImp the n·p·repetitions permuted rows plus the data once (the
   model error), for Shapley iml's 2·M·p rows per point plus the data once (the average

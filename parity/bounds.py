@@ -16,9 +16,7 @@ Shapley draw their own permutations, so their numbers differ from pyiml's by the
 error; they do the same amount of work (the same rows predicted or fewer). Shapley's bare
 version formats feature values with ``{:.7g}``, cheaper than R's rules that pyiml follows. At
 n = 100,000 only ALE 1-D and Shapley are timed, the cases where pyiml's own work keeps it above
-3 times the floor there (PDP+ICE comes above 3 in some runs from the kernel's time to back its
-16 MB of fresh memory with huge pages: ``docs/benchmarks.md``); ALE 2-D and Interaction have no
-bare version.
+3 times the floor there; ALE 2-D and Interaction have no bare version.
 
 Run ``python -m parity.bounds`` (also part of ``make bench``); writes ``docs/bounds.md``.
 """
