@@ -298,3 +298,19 @@ def test_odd_batch_size_where_iml_skips_rows(r):
     r_odd = riml.iml("Interaction", riml.r_predictor(data=X, model=f, batch_size=7), seed=9, grid_size=5).results
     np.testing.assert_allclose(py.results[".interaction"], r_even[".interaction"], rtol=1e-12)
     assert np.abs(r_odd[".interaction"].to_numpy() - r_even[".interaction"].to_numpy()).max() > 1e-3
+
+
+def test_group_keys_is_unique_rows():
+    # the grid rows predicted once per distinct value (pair): the same groups, first rows and
+    # order as np.unique(..., axis=0), ties, signed zeros and wide magnitudes included
+    from pyiml.interaction import _group_keys
+
+    rng = np.random.default_rng(0)
+    pool = np.array([-0.0, 0.0, 1.5, 2.0, -3.0, 7.25, 1e300, -1e-300])
+    for _ in range(500):
+        m, c = int(rng.integers(1, 40)), int(rng.integers(1, 3))
+        cols = [rng.choice(pool, m) if rng.random() < 0.7 else rng.normal(size=m) for _ in range(c)]
+        _, first, inv = np.unique(np.stack(cols, axis=1), axis=0, return_index=True, return_inverse=True)
+        got_first, got_inv = _group_keys(cols)
+        np.testing.assert_array_equal(got_first, first)
+        np.testing.assert_array_equal(got_inv, np.asarray(inv).reshape(-1))
