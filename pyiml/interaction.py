@@ -199,9 +199,6 @@ class Interaction(InterpretationMethod):
         n = data.n_rows
         G = int(self.grid_size)
         evals = [f for f in data.feature_names if f != self.feature]
-        self.predictor.predict_array(data.X.iloc[:1])
-        outputs = list(self.predictor.output_names)
-        self._multiclass = len(outputs) > 1
         rs = self._rs
         overall = self.feature is None
         labels = evals if overall else [f"{x}:{self.feature}" for x in evals]
@@ -236,6 +233,10 @@ class Interaction(InterpretationMethod):
                 triples = [(f_grid, pds[2 * i], pds[2 * i + 1]) for i in range(len(evals))]
             else:
                 triples = [(pds[2 * i], pds[2 * i + 1], pds[-1]) for i in range(len(evals))]
+        if not triples:    # nothing was predicted (one feature): the outputs from one row
+            self.predictor.predict_array(data.X.iloc[:1])
+        outputs = list(self.predictor.output_names)      # (of this run's predictions)
+        self._multiclass = len(outputs) > 1
         rows = []
         # every feature's statistic in one call: its columns side by side (each column is summed
         # on its own, so the numbers are those of one call per feature)
