@@ -246,11 +246,11 @@ class Interaction(InterpretationMethod):
         for label, grid, vecs, h in zip(labels, grids, triples, H):
             self.partial_dependence[label] = {"grid": grid, **dict(zip(kinds, vecs))}
             rows += [(label, name, h[c]) for c, name in enumerate(outputs)]
-        res = pd.DataFrame({".feature": [r[0] for r in rows]})
+        cols = {".feature": np.array([r[0] for r in rows], dtype=object)}
         if self._multiclass:
-            res[".class"] = pd.Categorical([r[1] for r in rows], categories=outputs)
-        res[".interaction"] = np.array([r[2] for r in rows], dtype=float)
-        self.results = res
+            cols[".class"] = pd.Categorical([r[1] for r in rows], categories=outputs)
+        cols[".interaction"] = np.array([r[2] for r in rows], dtype=float)
+        self.results = pd.DataFrame(cols)
         self._finished = True
 
     def _requests(self, x: str, evals: List[str], grid: np.ndarray) -> List[tuple]:
