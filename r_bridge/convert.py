@@ -83,6 +83,14 @@ def py2r(df: pd.DataFrame):
     """
     if isinstance(df, pd.Series):
         return vector_py2r(df)
+    return session.to_robjects(frame_sexp(df))
+
+
+def frame_sexp(df: pd.DataFrame):
+    """:func:`py2r` at rpy2's ``rinterface`` level: the ``data.frame`` as a plain R list object,
+    for R calls that need no ``robjects`` wrapper. An ``rpy2.robjects`` DataFrame holds delegate
+    objects that refer back to it, a reference cycle that keeps the R object (the whole data) alive
+    until Python's garbage collector runs; this object is freed as soon as it is dropped."""
     if not isinstance(df, pd.DataFrame):
         raise TypeError(f"py2r(df): df must be a pandas DataFrame, got {type(df).__name__}")
     if isinstance(df.columns, pd.MultiIndex):
@@ -105,7 +113,7 @@ def py2r(df: pd.DataFrame):
         lst.names = ri.StrSexpVector(names)
         lst.do_slot_assign("row.names", ri.IntSexpVector([_NA_INT, -n]) if n > 0 else ri.IntSexpVector([]))
         lst.rclass = ri.StrSexpVector(["data.frame"])
-        return session.to_robjects(lst)
+        return lst
 
 
 def vector_py2r(values, name: str = "x"):

@@ -534,7 +534,7 @@ class RModel:
         from pyiml.data import user_stacklevel
 
         with session.lock:
-            nd = convert.py2r(self._in_training_levels(newdata))
+            nd = convert.frame_sexp(self._in_training_levels(newdata))   # (no robjects cycle: freed at once)
             type_ = self.type if type is None else type
             type_r = _null_or(None if type_ is None else _str(type_))
             try:

@@ -328,6 +328,30 @@ def test_rmodel_regression_equals_r_iml_predictor(r, boston):
 
 
 @pytest.mark.r
+def test_rmodel_prediction_leaves_no_reference_cycle(r, boston, iris):
+    """The data.frame an RModel hands to R is freed as soon as the call returns: an rpy2
+    ``robjects`` DataFrame refers to itself through its delegates, so each prediction's copy of
+    the data stayed in R's memory until Python's garbage collector ran (45 objects a call)."""
+    import gc
+
+    from r_bridge import RModel
+
+    models = [(RModel(RF_BOSTON, packages=["randomForest", "MASS"], seed=1), boston.drop(columns="medv")),
+              (RModel(RF_IRIS, packages=["randomForest"], type="prob", seed=7), iris.drop(columns="Species"))]
+    for rf, X in models:
+        rf._pyiml_predict(X)
+        was = gc.isenabled()
+        gc.collect()
+        gc.disable()
+        try:
+            rf._pyiml_predict(X)
+            assert gc.collect() == 0
+        finally:
+            if was:
+                gc.enable()
+
+
+@pytest.mark.r
 def test_rmodel_classification_prob_and_labels(r, iris):
     from r_bridge import RModel
 
