@@ -45,6 +45,23 @@ def test_loop_time_calls_a_slow_function_once():
     assert len(calls) == 1
 
 
+def test_user_time_per_call_loops_on_the_user_time_clock(monkeypatch):
+    # a call whose user time advances 0 s (ticks spent in the kernel) or little is repeated until
+    # 0.2 s of user time have passed: never the 0.0 s a single call can read
+    clock = FakeClock(0.0)
+    steps = iter([0.0, 0.0, 0.05] * 10)
+    calls = []
+
+    def fn():
+        calls.append(1)
+        clock.now += next(steps)
+
+    monkeypatch.setattr(bench, "user_time", clock)
+    t = bench.user_time_per_call(fn)
+    assert len(calls) == 12            # 4 x 0.05 s = 0.2 s of user time
+    assert abs(t - 0.2 / 12) < 1e-12
+
+
 def test_median_times_take_turns_and_restore_the_collector():
     order = []
     fns = {"a": lambda: order.append("a"), "b": lambda: order.append("b")}

@@ -22,13 +22,13 @@ prediction dominates instead). At n = 1000 the floor is a fraction of a millisec
 fixed cost of a few milliseconds dominates; that ratio is reported, not asserted.
 """
 
-import time
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from parity.bench import FriedmanModel, best_time, floor_call, friedman_data, friedman_f, repeat_rows, time_r, user_time
+from parity.bench import (FriedmanModel, best_time, floor_call, friedman_data, friedman_f, repeat_rows, time_r,
+                          user_time_per_call)
 from pyiml import FeatureEffect, Predictor
 
 N = 1000
@@ -47,11 +47,11 @@ CASES = {
 }
 
 
-def _floor(X: pd.DataFrame, rows: int, chunk: int = 10 ** 6, clock=time.perf_counter) -> float:
+def _floor(X: pd.DataFrame, rows: int, chunk: int = 10 ** 6, measure=best_time) -> float:
     """One model call on ``rows`` prebuilt rows (calls of ``chunk`` rows, scaled, beyond that)."""
     m = min(rows, chunk)
     big = repeat_rows(X, m)
-    return best_time(floor_call(friedman_f, big), clock=clock) * rows / m
+    return measure(floor_call(friedman_f, big)) * rows / m
 
 
 def _report(benchmark, name, **ratios):
@@ -106,10 +106,10 @@ def test_feature_effect_vs_floor_and_sklearn(benchmark, sizes, case, n):
         # allocates its 16 MB of predictions spends 0-40 ms in the kernel when transparent huge
         # pages meet fragmented memory (seen on this machine: 12-58 ms wall for PDP+ICE, with the
         # same user time), which says nothing of pyiml's code.
-        t_py = best_time(run, reps, clock=user_time)
-        t_floor = _floor(X, per_row * n, clock=user_time)
+        t_py = user_time_per_call(run)
+        t_floor = _floor(X, per_row * n, measure=user_time_per_call)
         if sk is not None:
-            t_sk = best_time(sk, reps, clock=user_time)
+            t_sk = user_time_per_call(sk)
             # both are bound by predicting 2·10⁶ / 4·10⁷ rows; on a shared machine the ratio swings
             # by ±30% between runs, so this is a regression guard. PDP+ICE also builds iml's long
             # table (G·n rows: feature, .value, .type, .id), which sklearn's arrays do not.
