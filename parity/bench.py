@@ -397,7 +397,10 @@ NOTES = """Notes:
   calls: a full collection adds about 0.06 s to the call that triggers it (`gc.time()` before and
   after: FeatureImp took pyiml 0.13-0.15 s in calls without one and 0.20-0.21 s in calls with one,
   the floor 0.07 s and 0.14 s). FeatureImp took pyiml 0.14-0.15 s in full runs until 2026-11-27,
-  but 0.29-0.38 s in that day's last two full runs, which collection alone does not explain."""
+  but 0.29-0.38 s in that day's last two full runs and in one of 2026-11-28 (0.365 s), which
+  collection alone does not explain. Until then each model call also left the data.frame it
+  handed to R in a Python reference cycle (an rpy2 robjects DataFrame), which the paused
+  collector kept alive with its R memory; the two full runs since that was removed gave 0.15 s."""
 
 
 def main(argv=None) -> int:
