@@ -233,7 +233,7 @@ class Interaction(InterpretationMethod):
                 triples = [(f_grid, pds[2 * i], pds[2 * i + 1]) for i in range(len(evals))]
             else:
                 triples = [(pds[2 * i], pds[2 * i + 1], pds[-1]) for i in range(len(evals))]
-        if not triples:    # nothing was predicted (one feature): the outputs from one row
+        if not triples:    # no feature to compare (Data requires two, so never in practice)
             self.predictor.predict_array(data.X.iloc[:1])
         outputs = list(self.predictor.output_names)      # (of this run's predictions)
         self._multiclass = len(outputs) > 1
@@ -319,7 +319,8 @@ class Interaction(InterpretationMethod):
         """Mean predictions over all data rows ("a block") with the features of ``masks[b]`` set
         to their values in data row ``vrows[b]``: for each block b one mean per entry of
         ``consumers[b]``, added in that order of the data rows (None: data order; ``consumers``
-        None: one mean per block in data order), stacked block by block; at most ``batch_size`` rows per model call.
+        None: one mean per block in data order), stacked block by block; at most ``batch_size``
+        rows per model call.
 
         A mean in a given order is R's ``mean`` (iml's ``dcast(..., fun.aggregate = mean)``): a
         sequential long-double sum with R's correction pass, in that order, so the means equal
