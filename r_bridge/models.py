@@ -675,8 +675,10 @@ def _python_predictor(model, type_: Optional[str]) -> Callable[[pd.DataFrame], p
 
 
 def _prediction_to_r(out: pd.DataFrame):
-    """A prediction frame → the R data.frame iml keeps as it is (same columns as pyiml's)."""
-    return convert.py2r(out)
+    """A prediction frame → the R data.frame iml keeps as it is (same columns as pyiml's), at
+    rinterface level (:func:`r_bridge.convert.frame_sexp`: no reference cycle that would keep it
+    in R's memory until Python's garbage collector runs)."""
+    return convert.frame_sexp(out)
 
 
 def as_r_predict_function(model, type: Optional[str] = None, data: Optional[pd.DataFrame] = None):

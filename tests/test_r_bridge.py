@@ -655,6 +655,33 @@ def test_sklearn_model_inside_r_iml_gives_predict_proba(r, iris):
 
 
 @pytest.mark.r
+def test_python_model_called_from_r_leaves_no_reference_cycle(r, iris):
+    """The prediction a Python model hands back to R is freed as soon as R drops it: as an rpy2
+    ``robjects`` DataFrame it was a reference cycle (45 objects a call) that kept it in R's memory
+    until Python's garbage collector ran."""
+    import gc
+
+    from sklearn.linear_model import LogisticRegression
+
+    from r_bridge import as_r_predict_function, convert
+
+    X = iris.drop(columns="Species")
+    f = as_r_predict_function(LogisticRegression(max_iter=1000).fit(X, iris["Species"].astype(str)))
+    d = convert.py2r(X)
+    call = "function(f, d) f(NULL, newdata = d)"   # r_call: the result stays at rinterface level
+    assert convert.r2py(r.r_call(call, f, d)).shape == (150, 3)
+    was = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    try:
+        r.r_call(call, f, d)
+        assert gc.collect() == 0
+    finally:
+        if was:
+            gc.enable()
+
+
+@pytest.mark.r
 def test_python_model_refitted_in_place_gets_a_new_r_function(r):
     """A classifier refitted in place (one estimator reused across CV folds) with other class
     labels, or on its columns in another order, must not get the R function made for its
