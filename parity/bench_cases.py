@@ -91,19 +91,6 @@ def design_rows(X: pd.DataFrame, kind: str, G: int = 20, R: int = 5, M: int = 10
     return pd.DataFrame({c: np.ascontiguousarray(D[:, i]) for i, c in enumerate(X.columns)})
 
 
-def _floor_on(frame: pd.DataFrame, predict):
-    """The model called on the prebuilt ``frame``: one call, or calls of :data:`FLOOR_CHUNK` rows
-    beyond that (each call on a new frame object, :func:`parity.bench.floor_call`)."""
-    calls = [floor_call(predict, frame.iloc[s:s + FLOOR_CHUNK].reset_index(drop=True))
-             for s in range(0, len(frame), FLOOR_CHUNK)]
-
-    def run():
-        for call in calls:
-            call()
-
-    return run
-
-
 def _r(code: str, rows: int):
     """``code`` when R iml's design of ``rows`` rows is feasible, else None (R not run)."""
     return code if rows <= R_MAX_ROWS else None
@@ -156,8 +143,8 @@ def random_forest_cases(n: int) -> List[Case]:
     G = 20
     label = "R randomForest"
 
-    def floor(kind: str):
-        return _floor_on(design_rows(X, kind), rf._pyiml_predict)
+    def floor(kind: str):   # (at most 8.1 * 10^5 rows at n = RF_MAX_N: one call)
+        return floor_call(rf._pyiml_predict, design_rows(X, kind))
 
     common = dict(data=data, r_model=rf.r_object, model=label, repeats=3)
     return [

@@ -233,16 +233,13 @@ class Interaction(InterpretationMethod):
                 triples = [(f_grid, pds[2 * i], pds[2 * i + 1]) for i in range(len(evals))]
             else:
                 triples = [(pds[2 * i], pds[2 * i + 1], pds[-1]) for i in range(len(evals))]
-        if not triples:    # no feature to compare (Data requires two, so never in practice)
-            self.predictor.predict_array(data.X.iloc[:1])
         outputs = list(self.predictor.output_names)      # (of this run's predictions)
         self._multiclass = len(outputs) > 1
         rows = []
         # every feature's statistic in one call: its columns side by side (each column is summed
         # on its own, so the numbers are those of one call per feature)
-        H = (h_statistic(*(np.concatenate([np.asarray(t[i], dtype=float).reshape(len(t[i]), -1) for t in triples],
-                                          axis=1) for i in range(3))).reshape(len(triples), -1)
-             if triples else [])
+        H = h_statistic(*(np.concatenate([np.asarray(t[i], dtype=float).reshape(len(t[i]), -1) for t in triples],
+                                         axis=1) for i in range(3))).reshape(len(triples), -1)
         for label, grid, vecs, h in zip(labels, grids, triples, H):
             self.partial_dependence[label] = {"grid": grid, **dict(zip(kinds, vecs))}
             rows += [(label, name, h[c]) for c, name in enumerate(outputs)]

@@ -5,6 +5,7 @@ When R, rpy2 or iml is missing they are skipped with a reason naming what is mis
 unless ``PYIML_REQUIRE_R=1`` (set by ``make test``), in which case they fail: the
 project's own test command must really run the parity checks.
 """
+import gc
 import os
 
 import pytest
@@ -29,3 +30,20 @@ def r():
     from r_bridge import session
 
     return session
+
+
+@pytest.fixture
+def garbage_cycles():
+    """``garbage_cycles(fn)``: the number of objects ``fn()`` leaves in reference cycles, which
+    only Python's garbage collector frees (run with the collector paused; its state is restored)."""
+    def count(fn) -> int:
+        was = gc.isenabled()
+        gc.collect()
+        gc.disable()
+        try:
+            fn()
+            return gc.collect()
+        finally:
+            if was:
+                gc.enable()
+    return count

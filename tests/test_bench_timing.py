@@ -2,63 +2,48 @@
 calls repeated back to back until ``min_time`` has passed, the mean per call; the median of the
 runs; the sides take turns run by run."""
 import gc
+import itertools
 
 from parity import bench
 
 
 class FakeClock:
-    """A clock that advances ``step`` seconds per call of the timed function."""
+    """A clock that its timed function ``fn`` advances by the next of ``steps`` seconds (cycling)
+    at each call; ``calls`` counts the calls."""
 
-    def __init__(self, step):
+    def __init__(self, *steps):
         self.now = 0.0
-        self.step = step
+        self.calls = 0
+        self._steps = itertools.cycle(steps)
 
     def __call__(self):
         return self.now
 
-    def tick(self):
-        self.now += self.step
+    def fn(self):
+        self.calls += 1
+        self.now += next(self._steps)
 
 
 def test_loop_time_repeats_until_min_time_and_returns_the_mean():
     clock = FakeClock(0.03)
-    calls = []
-
-    def fn():
-        calls.append(1)
-        clock.tick()
-
-    t = bench._loop_time(fn, 0.2, clock)
-    assert len(calls) == 7            # 6 calls make 0.18 s < 0.2, the 7th 0.21 s
+    t = bench._loop_time(clock.fn, 0.2, clock)
+    assert clock.calls == 7           # 6 calls make 0.18 s < 0.2, the 7th 0.21 s
     assert abs(t - 0.03) < 1e-12
 
 
 def test_loop_time_calls_a_slow_function_once():
     clock = FakeClock(0.5)
-    calls = []
-
-    def fn():
-        calls.append(1)
-        clock.tick()
-
-    assert bench._loop_time(fn, 0.2, clock) == 0.5
-    assert len(calls) == 1
+    assert bench._loop_time(clock.fn, 0.2, clock) == 0.5
+    assert clock.calls == 1
 
 
 def test_user_time_per_call_loops_on_the_user_time_clock(monkeypatch):
     # a call whose user time advances 0 s (ticks spent in the kernel) or little is repeated until
     # 0.2 s of user time have passed: never the 0.0 s a single call can read
-    clock = FakeClock(0.0)
-    steps = iter([0.0, 0.0, 0.05] * 10)
-    calls = []
-
-    def fn():
-        calls.append(1)
-        clock.now += next(steps)
-
+    clock = FakeClock(0.0, 0.0, 0.05)
     monkeypatch.setattr(bench, "user_time", clock)
-    t = bench.user_time_per_call(fn)
-    assert len(calls) == 12            # 4 x 0.05 s = 0.2 s of user time
+    t = bench.user_time_per_call(clock.fn)
+    assert clock.calls == 12           # 4 x 0.05 s = 0.2 s of user time
     assert abs(t - 0.2 / 12) < 1e-12
 
 

@@ -382,9 +382,9 @@ def test_multiclass_row_order_follows_batches_and_permutations(inter):
 
 
 def test_ice_storage_follows_the_outputs_actually_predicted(inter):
-    # ICE results are allocated before the model is called, for the column count of the
-    # predictor's last prediction; a model whose next call returns other columns still fills
-    # them (the storage follows the first batch)
+    # the ICE storage is made for the columns the model returns in this run, not those of the
+    # predictor's last prediction (a model whose next call returns other columns, or a class_
+    # set and cleared in between)
     X, f, f2 = inter
     calls = []
 

@@ -328,27 +328,17 @@ def test_rmodel_regression_equals_r_iml_predictor(r, boston):
 
 
 @pytest.mark.r
-def test_rmodel_prediction_leaves_no_reference_cycle(r, boston, iris):
+def test_rmodel_prediction_leaves_no_reference_cycle(r, boston, iris, garbage_cycles):
     """The data.frame an RModel hands to R is freed as soon as the call returns: an rpy2
     ``robjects`` DataFrame refers to itself through its delegates, so each prediction's copy of
     the data stayed in R's memory until Python's garbage collector ran (45 objects a call)."""
-    import gc
-
     from r_bridge import RModel
 
     models = [(RModel(RF_BOSTON, packages=["randomForest", "MASS"], seed=1), boston.drop(columns="medv")),
               (RModel(RF_IRIS, packages=["randomForest"], type="prob", seed=7), iris.drop(columns="Species"))]
     for rf, X in models:
         rf._pyiml_predict(X)
-        was = gc.isenabled()
-        gc.collect()
-        gc.disable()
-        try:
-            rf._pyiml_predict(X)
-            assert gc.collect() == 0
-        finally:
-            if was:
-                gc.enable()
+        assert garbage_cycles(lambda: rf._pyiml_predict(X)) == 0
 
 
 @pytest.mark.r
@@ -655,12 +645,10 @@ def test_sklearn_model_inside_r_iml_gives_predict_proba(r, iris):
 
 
 @pytest.mark.r
-def test_python_model_called_from_r_leaves_no_reference_cycle(r, iris):
+def test_python_model_called_from_r_leaves_no_reference_cycle(r, iris, garbage_cycles):
     """The prediction a Python model hands back to R is freed as soon as R drops it: as an rpy2
     ``robjects`` DataFrame it was a reference cycle (45 objects a call) that kept it in R's memory
     until Python's garbage collector ran."""
-    import gc
-
     from sklearn.linear_model import LogisticRegression
 
     from r_bridge import as_r_predict_function, convert
@@ -670,15 +658,7 @@ def test_python_model_called_from_r_leaves_no_reference_cycle(r, iris):
     d = convert.py2r(X)
     call = "function(f, d) f(NULL, newdata = d)"   # r_call: the result stays at rinterface level
     assert convert.r2py(r.r_call(call, f, d)).shape == (150, 3)
-    was = gc.isenabled()
-    gc.collect()
-    gc.disable()
-    try:
-        r.r_call(call, f, d)
-        assert gc.collect() == 0
-    finally:
-        if was:
-            gc.enable()
+    assert garbage_cycles(lambda: r.r_call(call, f, d)) == 0
 
 
 @pytest.mark.r
