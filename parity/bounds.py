@@ -31,8 +31,7 @@ import numpy as np
 import pandas as pd
 
 import pyiml
-from pyiml._algorithms.grids import ale_interval
-from pyiml._algorithms.rstats import order_statistics, type1_ranks
+from pyiml._algorithms.grids import ale_grid, ale_interval
 
 from .bench import _median_times, friedman_data, friedman_f
 from .bench_cases import _floor, floor_rows
@@ -63,11 +62,13 @@ def _frame(D: np.ndarray, cols) -> pd.DataFrame:
 
 
 def bare_ale(E: np.ndarray, cols, j: int = 0) -> pd.DataFrame:
-    """1-D ALE of feature ``j``: type-1 quantile grid, intervals, lower/upper design in one call."""
+    """1-D ALE of feature ``j``: type-1 quantile grid with the intervals (one bucket pass where it
+    applies), lower/upper design in one call."""
     p, n = E.shape
     x = E[j]
-    z = np.unique(order_statistics(x, type1_ranks(n, np.linspace(0, 1, G + 1))))
-    k = ale_interval(x, z)
+    z, k = ale_grid(x, G + 1, "numerical")
+    if k is None:
+        k = ale_interval(x, z)
     D = np.empty((p, 2 * n))
     D[:, :n] = E
     D[:, n:] = E

@@ -100,6 +100,8 @@ def _dataset_cached(name: str) -> pd.DataFrame:
         return _friedman1()
     if name == "friedman1_small":
         return _friedman1(n=40, seed=3)
+    if name == "friedman1_large":  # 4096+ rows: ALE finds its grid and intervals in one bucket pass
+        return _friedman1(n=20_000, seed=11)
     if name == "friedman1_exact":  # the target is the polynomial model's output: error exactly 0
         d = _friedman1(n=40, seed=3)
         d["y"] = _friedman1_poly(d)
@@ -114,8 +116,8 @@ def _dataset_cached(name: str) -> pd.DataFrame:
         d = _mixed()
         d["ord"] = d["ord"].cat.as_unordered()
         return d
-    if name == "mixed_used":  # FeatureEffect: no unused level (iml's 2-D ALE misaligns unused levels)
-        d = _mixed()
+    if name in ("mixed_used", "mixed_used_large"):  # FeatureEffect: no unused level (iml's 2-D ALE misaligns them)
+        d = _mixed() if name == "mixed_used" else _mixed(n=20_000, seed=12)
         d["cat"] = d["cat"].cat.remove_unused_categories()
         return d
     if name == "ties":
@@ -146,8 +148,8 @@ def _dataset_cached(name: str) -> pd.DataFrame:
     raise KeyError(f"unknown data set {name!r}; known: {sorted(DATASETS)}")
 
 
-DATASETS = ("boston", "iris", "friedman1", "friedman1_small", "friedman1_binary", "friedman1_exact", "mixed", "mixed_unordered",
-            "mixed_used", "ties", "ties_na", "lmfac", "lmfac_shuffled", "binary", "binary_factor", "mixed_class")
+DATASETS = ("boston", "iris", "friedman1", "friedman1_small", "friedman1_large", "friedman1_binary", "friedman1_exact",
+            "mixed", "mixed_unordered", "mixed_used", "mixed_used_large", "ties", "ties_na", "lmfac", "lmfac_shuffled", "binary", "binary_factor", "mixed_class")
 
 
 def _lmfac(n: int = 60, seed: int = 5) -> pd.DataFrame:
@@ -309,6 +311,9 @@ def model_pair(name: str) -> ModelPair:
     if name == "friedman1_small_closed":
         py, r = _closed_form(_friedman1_f, _FRIEDMAN1_R)
         return ModelPair(py, r, data="friedman1_small", y="y")
+    if name == "friedman1_large_closed":
+        py, r = _closed_form(_friedman1_f, _FRIEDMAN1_R)
+        return ModelPair(py, r, data="friedman1_large", y="y")
     if name == "friedman1_exact_closed":
         py, r = _closed_form(_friedman1_poly, _FRIEDMAN1_POLY_R)
         return ModelPair(py, r, data="friedman1_exact", y="y")
@@ -321,9 +326,9 @@ def model_pair(name: str) -> ModelPair:
     if name == "mixed_unordered_closed":
         py, r = _closed_form(_mixed_f, _MIXED_R)
         return ModelPair(py, r, data="mixed_unordered", y="y")
-    if name == "mixed_used_closed":
+    if name in ("mixed_used_closed", "mixed_used_large_closed"):
         py, r = _closed_form(_mixed_f, _MIXED_R)
-        return ModelPair(py, r, data="mixed_used", y="y")
+        return ModelPair(py, r, data=name[:-len("_closed")], y="y")
     if name == "ties_closed":
         py, r = _closed_form(_ties_f, _TIES_R)
         return ModelPair(py, r, data="ties", y="y")
@@ -374,7 +379,9 @@ def model_pair(name: str) -> ModelPair:
     raise KeyError(f"unknown model {name!r}; known: {sorted(MODELS)}")
 
 
-MODELS = ("friedman1_closed", "friedman1_small_closed", "friedman1_binary_closed", "friedman1_exact_closed", "mixed_closed", "mixed_unordered_closed", "mixed_used_closed", "ties_closed", "ties_na_closed", "rf_boston", "rf_iris_prob", "rf_iris_class",
+MODELS = ("friedman1_closed", "friedman1_small_closed", "friedman1_large_closed", "friedman1_binary_closed",
+          "friedman1_exact_closed", "mixed_closed", "mixed_unordered_closed", "mixed_used_closed", "mixed_used_large_closed",
+          "ties_closed", "ties_na_closed", "rf_boston", "rf_iris_prob", "rf_iris_class",
           "sk_iris_logreg", "sk_friedman_gbr", "lm_fac", "lm_fac_shuffled", "glm_link", "glm_response",
           "glm_factor_link", "glm_factor_response", "rpart_mixed", "rpart_iris_prob", "rpart_iris_class",
           "sk_mixed_pipeline_gbr", "sk_mixed_pipeline_gbr_unordered", "sk_mixed_pipeline_logreg")

@@ -203,31 +203,38 @@ class AleNumPlan:
         Sorted distinct grid points ``z_0..z_K`` (K ≥ 1).
     grid_column : numpy.ndarray
         The grid as it appears in the results (its dtype).
+    intervals : numpy.ndarray, optional
+        Every data row's interval (1..K) when the grid spans the data and they are known
+        (:func:`pyiml._algorithms.grids.ale_grid`); found here otherwise.
     """
 
     data: object
     feature: str
     grid: np.ndarray
     grid_column: np.ndarray
+    intervals: Optional[np.ndarray] = None
     blocks: List[Block] = field(init=False)
 
     def __post_init__(self):
-        x = self.data.X[self.feature].to_numpy(dtype=float)
         z = self.grid
-        inside = (x >= z[0]) & (x <= z[-1])
-        self.rows = np.flatnonzero(inside)
-        _check_covered(self.rows, self.feature, z)
-        self.k = ale_interval(x[self.rows], z)            # 1..K
+        if self.intervals is not None:     # every row inside the grid
+            rows, self.k = range(self.data.n_rows), self.intervals
+        else:
+            x = self.data.X[self.feature].to_numpy(dtype=float)
+            rows = np.flatnonzero((x >= z[0]) & (x <= z[-1]))
+            _check_covered(rows, self.feature, z)
+            self.k = ale_interval(x[rows], z)            # 1..K
+        self.k0 = self.k - 1                             # the lower ends' grid index, 0..K-1
         pool = {self.feature: encode_values(self.data, self.feature, self.grid_column)}
-        self.blocks = [rows_block(self.rows, pool, {self.feature: self.k - 1}),
-                       rows_block(self.rows, pool, {self.feature: self.k})]
+        self.blocks = [rows_block(rows, pool, {self.feature: self.k0}),
+                       rows_block(rows, pool, {self.feature: self.k})]
 
     def curve(self, preds: List[np.ndarray]) -> np.ndarray:
         """The ALE at every grid point, shape (K+1, n_outputs)."""
         lower, upper = preds
         K = self.grid.size - 1
         delta = upper - lower
-        d, cnt = _group_means(delta, self.k - 1, K)
+        d, cnt = _group_means(delta, self.k0, K)
         d = np.where(np.isnan(d), 0.0, d)
         C = np.vstack([np.zeros((1, d.shape[1])), _cumsum(d, axis=0)])
         _refuse_overflow(C, preds, self.feature)
@@ -308,19 +315,23 @@ class AleNumNumPlan:
     features: List[str]
     grids: List[np.ndarray]
     grid_columns: List[np.ndarray]
+    intervals: Optional[List[np.ndarray]] = None    # every row's intervals, as AleNumPlan's
     blocks: List[Block] = field(init=False)
 
     def __post_init__(self):
         f1, f2 = self.features
         z1, z2 = self.grids
-        x1 = self.data.X[f1].to_numpy(dtype=float)
-        x2 = self.data.X[f2].to_numpy(dtype=float)
-        inside = (x1 <= z1[-1]) & (x1 >= z1[0]) & (x2 <= z2[-1]) & (x2 >= z2[0])
-        rows = np.flatnonzero(inside)
-        _check_covered(rows, f"{f1}, {f2}", z1)
-        self.rows = rows
-        self.i = ale_interval(x1[rows], z1)
-        self.j = ale_interval(x2[rows], z2)
+        if self.intervals is not None:     # every row inside both grids
+            rows = range(self.data.n_rows)
+            self.i, self.j = self.intervals
+        else:
+            x1 = self.data.X[f1].to_numpy(dtype=float)
+            x2 = self.data.X[f2].to_numpy(dtype=float)
+            inside = (x1 <= z1[-1]) & (x1 >= z1[0]) & (x2 <= z2[-1]) & (x2 >= z2[0])
+            rows = np.flatnonzero(inside)
+            _check_covered(rows, f"{f1}, {f2}", z1)
+            self.i = ale_interval(x1[rows], z1)
+            self.j = ale_interval(x2[rows], z2)
         pools = {f1: encode_values(self.data, f1, self.grid_columns[0]),
                  f2: encode_values(self.data, f2, self.grid_columns[1])}
         lo1, up1, lo2, up2 = self.i - 1, self.i, self.j - 1, self.j
@@ -388,22 +399,26 @@ class AleNumCatPlan:
     features: List[str]
     grid: np.ndarray
     grid_column: np.ndarray
+    intervals: Optional[np.ndarray] = None    # every row's interval, as AleNumPlan's
     blocks: List[Block] = field(init=False)
 
     def __post_init__(self):
         fnum, fcat = self.features
         z = self.grid
-        x = self.data.X[fnum].to_numpy(dtype=float)
-        rows = np.flatnonzero((x >= z[0]) & (x <= z[-1]))
-        _check_covered(rows, fnum, z)
-        self.rows = rows
+        if self.intervals is not None:     # every row inside the grid
+            x = None
+            rows = np.arange(self.data.n_rows)
+        else:
+            x = self.data.X[fnum].to_numpy(dtype=float)
+            rows = np.flatnonzero((x >= z[0]) & (x <= z[-1]))
+            _check_covered(rows, fnum, z)
         whole = rows.size == self.data.n_rows
         Xf = self.data.X if whole else self.data.X.iloc[rows]
         lev = categorical_levels(self.data, Xf, fcat,
                                  None if whole else f"inside the grid points of {fnum!r} ({z[0]:g} to {z[-1]:g})")
         self.lev = lev
         K = len(lev.levels)
-        self.k_int = ale_interval(x[rows], z)
+        self.k_int = ale_interval(x[rows], z) if x is not None else self.intervals
         pools = {fnum: encode_values(self.data, fnum, self.grid_column), fcat: lev.encoded}
         pos = lev.pos
         inc = np.flatnonzero(pos < K - 1)

@@ -65,18 +65,29 @@ class Block:
     signature: Optional[Callable[[int, int], object]] = None
 
 
-def rows_block(rows: np.ndarray, pools: Dict[str, np.ndarray], index: Dict[str, np.ndarray],
+def rows_block(rows, pools: Dict[str, np.ndarray], index: Dict[str, np.ndarray],
                key: Optional[object] = None) -> Block:
-    """A block whose row ``t`` is data row ``rows[t]`` with ``f := pools[f][index[f][t]]``."""
-    rows = np.asarray(rows, dtype=np.int64)
-    index = {f: np.asarray(v, dtype=np.int64) for f, v in index.items()}
+    """A block whose row ``t`` is data row ``rows[t]`` with ``f := pools[f][index[f][t]]``.
 
-    def make(s, e):
-        return rows[s:e], {f: v[s:e] for f, v in index.items()}
+    ``rows``: an index array, or a ``range`` of consecutive data rows (no index array made)."""
+    index = {f: np.asarray(v, dtype=np.int64) for f, v in index.items()}
+    if isinstance(rows, range) and rows.step == 1:
+        consecutive, length = True, len(rows)
+        r0 = rows.start
+
+        def make(s, e):
+            return np.arange(r0 + s, r0 + e, dtype=np.int64), {f: v[s:e] for f, v in index.items()}
+    else:
+        rows = np.asarray(rows, dtype=np.int64)
+        length = len(rows)
+        consecutive = bool(length) and rows[-1] - rows[0] == length - 1 and (length < 2 or np.all(np.diff(rows) == 1))
+        r0 = int(rows[0]) if consecutive else 0
+
+        def make(s, e):
+            return rows[s:e], {f: v[s:e] for f, v in index.items()}
 
     fill = signature = None
-    if len(rows) and rows[-1] - rows[0] == len(rows) - 1 and (len(rows) < 2 or np.all(np.diff(rows) == 1)):
-        r0 = int(rows[0])
+    if consecutive and length:
 
         def signature(s, e):
             return ("rows", r0 + s, r0 + e)
@@ -88,7 +99,7 @@ def rows_block(rows: np.ndarray, pools: Dict[str, np.ndarray], index: Dict[str, 
                 else:
                     take_into(dst, pools[c], index[c][s:e])
 
-    return Block(len(rows), pools, make, key, fill=fill, signature=signature)
+    return Block(length, pools, make, key, fill=fill, signature=signature)
 
 
 def encode_values(data, feature: str, values) -> np.ndarray:

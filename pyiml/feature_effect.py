@@ -42,7 +42,7 @@ import numpy as np
 import pandas as pd
 
 from ._ale import AleCatPlan, AleNumCatPlan, AleNumNumPlan, AleNumPlan
-from ._algorithms.grids import anchor_grid, expand_grid, float_values, grid_1d, r_approx
+from ._algorithms.grids import ale_grid, anchor_grid, expand_grid, float_values, grid_1d, r_approx
 from ._base import InterpretationMethod, check_bool, check_int, is_finite_real, real_scalar, refuse_result_names
 from ._parallel import check_n_jobs, even_ranges, map_items, min_items, thread_workers
 from ._pdp import PDPPlan, encode_values, predict_blocks
@@ -555,20 +555,16 @@ class FeatureEffect(_LazyResults, InterpretationMethod):
             return self._ale_plan()
         return self._pdp_plan()
 
-    def _numeric_grid(self, j: int, size: int, type_: str):
-        """(grid values as float, grid column for results) for feature j."""
+    def _ale_axis(self, j: int):
+        """ALE grid of numeric feature j: (grid values as float, grid column for results, each
+        data row's interval or None). The intervals come with iml's own grid of large data
+        (:func:`pyiml._algorithms.grids.ale_grid`); otherwise the plan finds them."""
         f = self.feature_name[j]
         if self._points is not None and self._points[j] is not None:
-            arr = np.asarray(self._points[j])
-            if type_ == "quantile":
-                col = np.unique(arr)
-            else:
-                col = np.asarray(pd.unique(arr))
-            return col.astype(float), col
-        g = grid_1d(self.sampler.X[f], size, self.feature_type[j], type=type_)
-        if type_ == "quantile":
-            g = np.unique(g)
-        return g, g
+            col = np.unique(np.asarray(self._points[j]))
+            return col.astype(float), col, None
+        z, k = ale_grid(self.sampler.X[f], self.grid_size[f] + 1, self.feature_type[j])
+        return z, z, k
 
     def _ale_plan(self):
         data = self.sampler
@@ -576,15 +572,15 @@ class FeatureEffect(_LazyResults, InterpretationMethod):
         if self.n_features == 1:
             if types[0] == "categorical":
                 return AleCatPlan(data, feats[0])
-            z, col = self._numeric_grid(0, self.grid_size[feats[0]] + 1, "quantile")
-            return AleNumPlan(data, feats[0], z, col)
+            z, col, k = self._ale_axis(0)
+            return AleNumPlan(data, feats[0], z, col, intervals=k)
         if all(t != "categorical" for t in types):
-            z1, c1 = self._numeric_grid(0, self.grid_size[feats[0]] + 1, "quantile")
-            z2, c2 = self._numeric_grid(1, self.grid_size[feats[1]] + 1, "quantile")
-            return AleNumNumPlan(data, list(feats), [z1, z2], [c1, c2])
+            (z1, c1, k1), (z2, c2, k2) = self._ale_axis(0), self._ale_axis(1)
+            return AleNumNumPlan(data, list(feats), [z1, z2], [c1, c2],
+                                 intervals=None if k1 is None or k2 is None else [k1, k2])
         jn = 0 if types[0] != "categorical" else 1
-        z, col = self._numeric_grid(jn, self.grid_size[feats[jn]] + 1, "quantile")
-        return AleNumCatPlan(data, [feats[jn], feats[1 - jn]], z, col)
+        z, col, k = self._ale_axis(jn)
+        return AleNumCatPlan(data, [feats[jn], feats[1 - jn]], z, col, intervals=k)
 
     def _pdp_axis(self, j: int):
         """Grid of feature j: (distinct encoded values, index per grid row, results column per grid row)."""

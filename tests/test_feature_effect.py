@@ -1180,3 +1180,72 @@ def test_ale_whose_accumulated_effects_overflow_is_a_clear_error():
     inf = Predictor(predict_function=lambda df: np.where(df["a"] > 1e307, np.inf, df["a"].to_numpy()), data=d)
     with np.errstate(invalid="ignore"):      # an infinite prediction is the model's: not refused
         FeatureEffect(inf, "a", method="ale", grid_size=3)
+
+
+@pytest.mark.parametrize("batch_size", [1000, 100_000])
+def test_ale_intervals_from_the_grid_buckets_give_the_same_results(monkeypatch, batch_size):
+    """With iml's grid of 4096+ finite values, ALE takes every row's interval from the buckets that
+    found the grid (ale_grid) and skips the inside-the-grid filter; the results equal those of the
+    general path (intervals looked up, rows filtered) to the bit: 1-D numerical and integer, 2-D
+    numerical x integer and numerical x categorical, one and two outputs, FeatureEffects too."""
+    import pyiml.feature_effect as fe_module
+    from pyiml._algorithms import grids
+
+    rng = np.random.default_rng(11)
+    n = 20_000   # (buckets of about 64 values: 16 grid points' buckets are few enough for ale_grid)
+    X = pd.DataFrame({"a": rng.uniform(size=n), "b": rng.normal(size=n),
+                      "i": rng.integers(0, 10 ** 6, n).astype("int64"),
+                      "c": pd.Categorical(rng.choice(["u", "v", "w"], n))})
+
+    def f(d):
+        s = np.sin(3 * d["a"].to_numpy()) * d["b"].to_numpy() + 1e-6 * d["i"].to_numpy() \
+            + (d["c"].to_numpy() == "v") * d["a"].to_numpy()
+        return pd.DataFrame({"p": s, "q": np.cos(s)})
+
+    found = []
+
+    def spy(*args):
+        out = grids.ale_grid(*args)
+        found.append(out[1] is not None)
+        return out
+
+    def run():
+        out = []
+        for k in (1, 2):
+            pred = Predictor(predict_function=lambda d: f(d).iloc[:, :k], data=X, batch_size=batch_size)
+            for feat in ("a", "b", "i", ["a", "i"], ["c", "b"]):
+                out.append(FeatureEffect(pred, feat, method="ale", grid_size=15).results)
+            out.extend(FeatureEffects(pred, ["a", "i"], method="ale", grid_size=7).results.values())
+        return out
+
+    monkeypatch.setattr(fe_module, "ale_grid", spy)
+    fast = run()
+    assert all(found) and len(found) == 16
+    monkeypatch.setattr(fe_module, "ale_grid", lambda *a: (grids.ale_grid(*a)[0], None))
+    general = run()
+    for a, b in zip(fast, general):
+        pd.testing.assert_frame_equal(a, b, check_exact=True)
+
+
+def test_rows_block_takes_a_range_of_consecutive_rows():
+    from pyiml._pdp import rows_block
+
+    pools = {"a": np.array([10.0, 20.0, 30.0])}
+    idx = {"a": np.array([2, 0, 1, 1, 0, 2])}
+    by_range, by_array = rows_block(range(4, 10), pools, idx), rows_block(np.arange(4, 10), pools, idx)
+    assert by_range.length == by_array.length == 6
+    for s, e in ((0, 6), (1, 4), (5, 6)):
+        (r1, i1), (r2, i2) = by_range.make(s, e), by_array.make(s, e)
+        np.testing.assert_array_equal(r1, r2)
+        assert r1.dtype == np.int64 and i1.keys() == i2.keys()
+        np.testing.assert_array_equal(i1["a"], i2["a"])
+        assert by_range.signature(s, e) == by_array.signature(s, e) == ("rows", 4 + s, 4 + e)
+        enc = {"a": np.zeros(12), "b": np.arange(12.0)}
+        outs = [{c: np.empty(e - s) for c in enc} for _ in range(2)]
+        by_range.fill(s, e, enc, outs[0])
+        by_array.fill(s, e, enc, outs[1])
+        for c in enc:
+            np.testing.assert_array_equal(outs[0][c], outs[1][c])
+        np.testing.assert_array_equal(outs[0]["b"], np.arange(4 + s, 4 + e))
+    empty = rows_block(range(3, 3), pools, {"a": np.array([], dtype=np.int64)})
+    assert empty.length == 0 and empty.fill is None

@@ -145,3 +145,66 @@ def test_r_exp_and_r_log_are_the_c_librarys():
     x0 = x.copy()
     r_exp(x)
     np.testing.assert_array_equal(x, x0)   # inputs untouched
+
+
+def _ale_grid_data(seed: int):
+    """Large feature columns of every shape ale_grid's buckets meet: spread, ties, signed zeros,
+    one outlier, a huge or a tiny range, sorted descending, skewed, NaN, an integer column."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.choice([4095, 4096, 5000, 30_000, 100_000]))
+    kind = seed % 9
+    if kind == 0:
+        x = rng.uniform(size=n)
+    elif kind == 1:
+        x = np.round(rng.normal(size=n), 1)                       # heavy ties
+    elif kind == 2:
+        x = np.where(rng.random(n) < 0.5, -0.0, 0.0) + rng.integers(-2, 3, n)   # signed zeros, 5 values
+    elif kind == 3:
+        x = np.append(rng.uniform(size=n - 3), [1e6, 1e6, -1e6])   # outliers: all else in two buckets
+    elif kind == 4:
+        x = rng.uniform(-1e300, 1e300, n)
+    elif kind == 5:
+        x = rng.uniform(size=n) * 1e-300
+    elif kind == 6:
+        x = np.sort(rng.normal(size=n))[::-1].copy()
+    elif kind == 7:
+        x = rng.lognormal(0, 3, n)                                  # skewed
+    else:
+        x = rng.uniform(size=n)
+        x[rng.integers(0, n, 5)] = np.nan
+    return x
+
+
+@pytest.mark.parametrize("seed", range(27))
+@pytest.mark.parametrize("grid_size", [2, 21, 101, 1001])
+def test_ale_grid_equals_the_quantile_grid_and_its_intervals(seed, grid_size):
+    """ale_grid's grid is grid_1d's (distinct values), and where it finds the intervals from its
+    buckets they are ale_interval's, value for value (numerical and integer features)."""
+    from pyiml._algorithms.grids import ale_grid, ale_interval, grid_1d
+
+    x = _ale_grid_data(seed)
+    columns = [(x, "numerical")]
+    if seed % 9 in (1, 2):
+        columns.append((np.round(x).astype(np.int64), "integer"))
+    for values, kind in columns:
+        grid, k = ale_grid(values, grid_size, kind)
+        want = np.unique(grid_1d(values, grid_size, kind, type="quantile"))
+        assert grid.dtype == want.dtype
+        np.testing.assert_array_equal(grid, want)
+        if k is not None:
+            assert k.dtype == np.int64
+            np.testing.assert_array_equal(k, ale_interval(np.asarray(values, dtype=float), want))
+
+
+def test_ale_grid_finds_the_intervals_where_its_buckets_apply():
+    from pyiml._algorithms.grids import ale_grid
+
+    rng = np.random.default_rng(3)
+    x = rng.uniform(size=10_000)
+    assert ale_grid(x, 21, "numerical")[1] is not None
+    assert ale_grid(np.round(x * 100).astype(np.int64), 21, "integer")[1] is not None
+    assert ale_grid(x[:4095], 21, "numerical")[1] is None              # small: np.partition
+    with_nan = x.copy()
+    with_nan[7] = np.nan
+    assert ale_grid(with_nan, 21, "numerical")[1] is None              # rows outside the grid
+    assert ale_grid(rng.lognormal(0, 4, 10_000), 21, "numerical")[1] is None   # skewed: np.partition

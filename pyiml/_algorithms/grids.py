@@ -10,6 +10,7 @@ R equivalents (iml 0.11.4 internals and base R, spec §1 and §7.2):
 * :func:`expand_grid` — ``expand.grid(a, b)`` index pairs (first argument fastest);
 * :func:`find_interval` — ``findInterval(x, v, left.open = TRUE)``;
 * :func:`ale_interval` — iml's ALE interval index (``findInterval`` with 0 folded into 1);
+* :func:`ale_grid` — ALE's quantile grid of a feature together with every value's interval;
 * :func:`r_approx` — ``approxfun(x, y, rule = 2)(v)`` with R's arithmetic and ties averaged.
 """
 from __future__ import annotations
@@ -20,9 +21,10 @@ from typing import Optional, Tuple
 import numpy as np
 import pandas as pd
 
-from .rstats import r_quantile
+from .rstats import bucket_order_statistics, r_quantile, type1_ranks
 
-__all__ = ["r_seq", "grid_1d", "anchor_grid", "expand_grid", "find_interval", "ale_interval", "r_approx"]
+__all__ = ["r_seq", "grid_1d", "anchor_grid", "expand_grid", "find_interval", "ale_interval", "ale_grid",
+           "r_approx"]
 
 
 def r_seq(start: float, stop: float, length_out: int) -> np.ndarray:
@@ -159,6 +161,44 @@ def ale_interval(x, grid) -> np.ndarray:
     else:
         k = find_interval(x, grid)
     k[k == 0] = 1
+    return k
+
+
+def ale_grid(values, grid_size: int, feature_type: str) -> Tuple[np.ndarray, Optional[np.ndarray]]:
+    """ALE's grid of a numerical or integer feature and, where they come cheaply, the intervals.
+
+    Returns ``(grid, intervals)``: ``grid`` is ``np.unique(grid_1d(values, grid_size,
+    feature_type, type="quantile"))`` (iml's type-1 quantile grid, distinct values); where
+    every value is finite and the quantiles were found through buckets
+    (:func:`pyiml._algorithms.rstats.bucket_order_statistics`: 4096 values or more, not too
+    skewed), ``intervals`` is ``ale_interval(x, grid)`` for every value, from the same buckets:
+    a value in a bucket without grid points lies above exactly the grid points of the buckets
+    below it, so only the values in buckets with a grid point (about 64 per grid point) are
+    compared with the grid. Otherwise ``intervals`` is None. The grid's ends are the minimum and
+    the maximum, so every value lies inside it.
+    """
+    x = float_values(values)
+    n = x.size
+    if n >= 4096 and feature_type in ("numerical", "integer"):
+        lo, hi = x.min(), x.max()            # (NaN propagates: finite ends mean finite values)
+        if np.isfinite(lo) and np.isfinite(hi):
+            q, buckets = bucket_order_statistics(x, type1_ranks(n, r_seq(0.0, 1.0, grid_size)), bounds=(lo, hi))
+            grid = np.unique(q)
+            if feature_type == "integer" and not np.array_equal(np.rint(grid), grid):
+                grid, buckets = np.unique(np.rint(grid)), None   # (rounding moved grid points off the data)
+            return grid, None if buckets is None else _bucket_intervals(grid, buckets)
+    return np.unique(grid_1d(values, grid_size, feature_type, type="quantile")), None
+
+
+def _bucket_intervals(grid: np.ndarray, buckets) -> np.ndarray:
+    """``ale_interval(x, grid)`` for the values ``x`` bucketed by ``bucket_order_statistics``,
+    where every grid point is one of the order statistics it returned (so lies in a bucket whose
+    values are listed in ``sel``) and ``grid[0]`` is the minimum."""
+    lo, scale, nb, b, sel, xs = buckets
+    gb = ((grid - lo) * scale).astype(np.int64)   # each grid point's bucket (the values' formula)
+    np.minimum(gb, nb - 1, out=gb)
+    k = np.searchsorted(gb, np.arange(nb), side="left")[b]   # grid points in lower buckets (>= 1)
+    k[sel] = np.maximum(np.searchsorted(grid, xs, side="left"), 1)
     return k
 
 

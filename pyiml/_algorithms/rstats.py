@@ -21,8 +21,8 @@ import math
 
 import numpy as np
 
-__all__ = ["r_arithmetic", "r_sum", "r_mean", "r_median", "r_var", "r_quantile", "order_statistics", "type1_ranks",
-           "r_col_means", "r_means", "r_colMeans", "r_exp", "r_log", "r_seq_sum"]
+__all__ = ["r_arithmetic", "r_sum", "r_mean", "r_median", "r_var", "r_quantile", "order_statistics",
+           "bucket_order_statistics", "type1_ranks", "r_col_means", "r_means", "r_colMeans", "r_exp", "r_log", "r_seq_sum"]
 
 _LD = np.longdouble
 
@@ -209,19 +209,36 @@ def order_statistics(x: np.ndarray, ranks) -> np.ndarray:
     wanted buckets hold more than a quarter of the values, and small inputs, use
     ``np.partition`` instead. Both give exactly the same values.
     """
+    return bucket_order_statistics(x, ranks)[0]
+
+
+def bucket_order_statistics(x: np.ndarray, ranks, bounds=None):
+    """:func:`order_statistics` and the buckets it sorted, for callers that place values
+    relative to the order statistics afterwards (ALE's intervals, :func:`pyiml._algorithms.grids.ale_grid`).
+
+    Returns ``(values, buckets)``. ``buckets`` is None where ``np.partition`` was used, else
+    ``(lo, scale, nb, b, sel, xs)``: the bucket of a value ``v`` is
+    ``min(int((v - lo) * scale), nb - 1)``, ``b`` holds every value's bucket, ``sel`` the
+    positions (ascending) of the values in the buckets that hold a wanted order statistic and
+    ``xs = x[sel]``. Equal values share a bucket, and every order statistic returned lies in
+    one of those buckets. ``bounds``: ``(x.min(), x.max())`` when the caller has them.
+    """
     x = np.asarray(x, dtype=float)
     ranks = np.asarray(ranks, dtype=np.int64)
     n = x.size
     if n < 4096 or ranks.size == 0:
-        return np.partition(x, np.unique(ranks))[ranks] if ranks.size else np.empty(0)
-    lo, hi = float(x.min()), float(x.max())
+        return (np.partition(x, np.unique(ranks))[ranks] if ranks.size else np.empty(0)), None
+    lo, hi = (float(x.min()), float(x.max())) if bounds is None else (float(bounds[0]), float(bounds[1]))
     if not hi > lo:
-        return np.full(ranks.size, lo)
+        return np.full(ranks.size, lo), None
     nb = n // 64
     scale = nb / (hi - lo)
     if not np.isfinite(scale) or scale == 0:   # a subnormal range, or one beyond the double range
-        return np.partition(x, np.unique(ranks))[ranks]
-    b = ((x - lo) * scale).astype(np.int64)
+        return np.partition(x, np.unique(ranks))[ranks], None
+    t = x - lo
+    t *= scale
+    b = t.astype(np.int64)                         # ((x - lo) * scale), truncated
+    del t
     np.minimum(b, nb - 1, out=b)
     counts = np.bincount(b, minlength=nb)
     upto = np.cumsum(counts)                       # values in buckets 0..k
@@ -230,10 +247,12 @@ def order_statistics(x: np.ndarray, ranks) -> np.ndarray:
     need[kb] = True
     taken = np.where(need, counts, 0)
     if taken.sum() > n // 4:
-        return np.partition(x, np.unique(ranks))[ranks]
-    sub = np.sort(x[need[b]])
+        return np.partition(x, np.unique(ranks))[ranks], None
+    sel = np.flatnonzero(need[b])
+    xs = x[sel]
+    sub = np.sort(xs)
     start = np.cumsum(taken) - taken               # where each wanted bucket starts in sub
-    return sub[start[kb] + ranks - (upto[kb] - counts[kb])]
+    return sub[start[kb] + ranks - (upto[kb] - counts[kb])], (lo, scale, nb, b, sel, xs)
 
 
 def type1_ranks(n: int, probs) -> np.ndarray:
