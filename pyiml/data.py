@@ -341,6 +341,7 @@ class Data:
         #: every feature is float64: designs can be gathered into one 2-D float block
         self.all_float = all(Xf[c].dtype == np.float64 for c in features)
         self._encoded: Optional[Dict[str, np.ndarray]] = None
+        self._ranges: Dict[str, tuple] = {}
 
     # ------------------------------------------------------------------ iml's methods
     def get_x(self) -> pd.DataFrame:
@@ -446,6 +447,19 @@ class Data:
         # the arrays are the design's own (no copy), in feature order (pandas 1.5 turns every column,
         # categoricals too, into an object array when columns= is given alongside a dict)
         return pd.DataFrame(out, copy=False)
+
+    def value_range(self, feature: str) -> tuple:
+        """``(min, max)`` of a numerical or integer feature as floats, NaN when it has a missing
+        value (pd.NA of a nullable column too); computed once, as the data do not change."""
+        r = self._ranges.get(feature)
+        if r is None:
+            col = self.X[feature]
+            if isinstance(col.dtype, pd.api.extensions.ExtensionDtype):
+                x = col.to_numpy(dtype=float, na_value=np.nan)
+            else:
+                x = np.asarray(col, dtype=float)
+            r = self._ranges[feature] = (float(x.min()), float(x.max())) if x.size else (np.nan, np.nan)
+        return r
 
     def encoded(self) -> Dict[str, np.ndarray]:
         """Per-feature arrays for fast indexing: categoricals as integer codes, others as values

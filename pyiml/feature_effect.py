@@ -163,23 +163,24 @@ def _check_center_at(center_at) -> Optional[float]:
     return center_at
 
 
-def _range(col: pd.Series, finite: bool = False):
-    """(min, max) of a numeric column as floats: NaN when it has missing values, or with
+def _range(data, feature: str, finite: bool = False):
+    """(min, max) of a numeric feature as floats: NaN when it has missing values, or with
     ``finite`` the range of its finite values, as the grids take them ((NaN, NaN) when it has
-    none). One pass over the column where every value is finite."""
-    x = float_values(col)
-    lo, hi = float(x.min()), float(x.max())
+    none). No pass over the column where every value is finite (:meth:`pyiml.data.Data.value_range`)."""
+    lo, hi = data.value_range(feature)
     if not finite or (np.isfinite(lo) and np.isfinite(hi)):
         return lo, hi
+    x = float_values(data.X[feature])
     x = x[np.isfinite(x)]
     return (float(x.min()), float(x.max())) if x.size else (float("nan"), float("nan"))
 
 
-def _has_missing(col: pd.Series, encoded: np.ndarray) -> bool:
-    """Whether a feature has missing values (fast on the encoded array)."""
+def _has_missing(data, feature: str, encoded: np.ndarray) -> bool:
+    """Whether a feature has missing values (from its cached range, or the encoded array)."""
     kind = encoded.dtype.kind
     if kind == "f":
-        return bool(np.isnan(encoded).any())
+        return bool(np.isnan(data.value_range(feature)[0]))
+    col = data.X[feature]
     if isinstance(col.dtype, pd.CategoricalDtype):
         return bool((encoded < 0).any())
     if kind in "iub":
@@ -406,14 +407,14 @@ class FeatureEffect(_LazyResults, InterpretationMethod):
         for j, f in enumerate(feats):
             col = data.X[f]
             numeric_grid = self.feature_type[j] != "categorical" and self.method != "ale"
-            if _has_missing(col, enc[f]) and not numeric_grid:
+            if _has_missing(data, f, enc[f]) and not numeric_grid:
                 data.check_finite(f, f"FeatureEffect (feature={f!r})")     # raises, naming the count
             if self.feature_type[j] == "categorical":
                 n_distinct = int(col.nunique(dropna=True))
             else:
                 # a PDP/ICE grids the finite values and replaces the feature in every row, so rows
                 # with a missing value in it are kept (iml: get.grid drops non-finite values)
-                lo, hi = _range(col, finite=numeric_grid)
+                lo, hi = _range(data, f, finite=numeric_grid)
                 if numeric_grid and not np.isfinite(lo):
                     raise ValueError(
                         f"feature {shown(f)} does not contain any finite values (iml: 'Feature does not contain "
@@ -450,7 +451,7 @@ class FeatureEffect(_LazyResults, InterpretationMethod):
                 raise ValueError(
                     f"center_at needs a numerical feature, but {self.feature_name[0]!r} is categorical"
                 )
-            lo, hi = _range(self.sampler.X[self.feature_name[0]], finite=True)     # the grid's range
+            lo, hi = _range(self.sampler, self.feature_name[0], finite=True)     # the grid's range
             if not lo <= self._anchor <= hi:
                 raise ValueError(
                     f"center_at={shown(self._anchor)} is outside the range [{lo:g}, {hi:g}] of feature "
@@ -563,7 +564,8 @@ class FeatureEffect(_LazyResults, InterpretationMethod):
         if self._points is not None and self._points[j] is not None:
             col = np.unique(np.asarray(self._points[j]))
             return col.astype(float), col, None
-        z, k = ale_grid(self.sampler.X[f], self.grid_size[f] + 1, self.feature_type[j])
+        z, k = ale_grid(self.sampler.X[f], self.grid_size[f] + 1, self.feature_type[j],
+                        bounds=self.sampler.value_range(f))
         return z, z, k
 
     def _ale_plan(self):

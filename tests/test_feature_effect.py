@@ -1204,8 +1204,8 @@ def test_ale_intervals_from_the_grid_buckets_give_the_same_results(monkeypatch, 
 
     found = []
 
-    def spy(*args):
-        out = grids.ale_grid(*args)
+    def spy(*args, **kwargs):
+        out = grids.ale_grid(*args, **kwargs)
         found.append(out[1] is not None)
         return out
 
@@ -1221,7 +1221,7 @@ def test_ale_intervals_from_the_grid_buckets_give_the_same_results(monkeypatch, 
     monkeypatch.setattr(fe_module, "ale_grid", spy)
     fast = run()
     assert all(found) and len(found) == 16
-    monkeypatch.setattr(fe_module, "ale_grid", lambda *a: (grids.ale_grid(*a)[0], None))
+    monkeypatch.setattr(fe_module, "ale_grid", lambda *a, **kw: (grids.ale_grid(*a, **kw)[0], None))
     general = run()
     for a, b in zip(fast, general):
         pd.testing.assert_frame_equal(a, b, check_exact=True)
@@ -1249,3 +1249,15 @@ def test_rows_block_takes_a_range_of_consecutive_rows():
         np.testing.assert_array_equal(outs[0]["b"], np.arange(4 + s, 4 + e))
     empty = rows_block(range(3, 3), pools, {"a": np.array([], dtype=np.int64)})
     assert empty.length == 0 and empty.fill is None
+
+
+def test_data_value_range_is_the_columns_range_with_nan_for_missing_values():
+    from pyiml.data import Data
+
+    X = pd.DataFrame({"f": [3.0, -1.5, 2.0], "n": [1.0, np.nan, 4.0], "i": pd.array([2, None, 7], dtype="Int64"),
+                      "k": np.array([5, -2, 9], dtype=np.int16), "inf": [1.0, np.inf, -2.0]})
+    d = Data(X)
+    assert d.value_range("f") == (-1.5, 3.0) and d.value_range("k") == (-2.0, 9.0)
+    assert d.value_range("inf") == (-2.0, np.inf)
+    assert all(np.isnan(v) for v in d.value_range("n")) and all(np.isnan(v) for v in d.value_range("i"))
+    assert d.value_range("f") is d.value_range("f")        # computed once

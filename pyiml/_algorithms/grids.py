@@ -164,7 +164,7 @@ def ale_interval(x, grid) -> np.ndarray:
     return k
 
 
-def ale_grid(values, grid_size: int, feature_type: str) -> Tuple[np.ndarray, Optional[np.ndarray]]:
+def ale_grid(values, grid_size: int, feature_type: str, bounds=None) -> Tuple[np.ndarray, Optional[np.ndarray]]:
     """ALE's grid of a numerical or integer feature and, where they come cheaply, the intervals.
 
     Returns ``(grid, intervals)``: ``grid`` is ``np.unique(grid_1d(values, grid_size,
@@ -175,12 +175,13 @@ def ale_grid(values, grid_size: int, feature_type: str) -> Tuple[np.ndarray, Opt
     a value in a bucket without grid points lies above exactly the grid points of the buckets
     below it, so only the values in buckets with a grid point (about 64 per grid point) are
     compared with the grid. Otherwise ``intervals`` is None. The grid's ends are the minimum and
-    the maximum, so every value lies inside it.
+    the maximum, so every value lies inside it. ``bounds``: ``(min, max)`` of the values (NaN
+    when one is missing) where the caller has them.
     """
     x = float_values(values)
     n = x.size
     if n >= 4096 and feature_type in ("numerical", "integer"):
-        lo, hi = x.min(), x.max()            # (NaN propagates: finite ends mean finite values)
+        lo, hi = (x.min(), x.max()) if bounds is None else bounds   # (NaN propagates: finite ends, finite values)
         if np.isfinite(lo) and np.isfinite(hi):
             q, buckets = bucket_order_statistics(x, type1_ranks(n, r_seq(0.0, 1.0, grid_size)), bounds=(lo, hi))
             grid = np.unique(q)

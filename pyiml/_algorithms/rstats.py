@@ -22,7 +22,8 @@ import math
 import numpy as np
 
 __all__ = ["r_arithmetic", "r_sum", "r_mean", "r_median", "r_var", "r_quantile", "order_statistics",
-           "bucket_order_statistics", "type1_ranks", "r_col_means", "r_means", "r_colMeans", "r_exp", "r_log", "r_seq_sum"]
+           "bucket_order_statistics", "type1_ranks", "r_col_means", "r_means", "r_colMeans", "r_exp", "r_log",
+           "r_seq_sum"]
 
 _LD = np.longdouble
 
