@@ -247,6 +247,8 @@ class AleNumPlan:
         if center_at is not None:      # pyiml: the curve is 0 at center_at (iml ignores it for ALE)
             vals = vals - np.array([r_approx(self.grid, vals[:, c], center_at)[0] for c in range(vals.shape[1])])
         K1, k = vals.shape
+        #: the one-output curve (grid as float, values), copies of the results' columns
+        self.curve_xy = (np.asarray(self.grid_column, dtype=float).copy(), vals[:, 0].copy()) if k == 1 else None
         out = {".type": np.full(K1 * k, "ale", dtype=object)}
         if k > 1:
             out[".class"] = _class_column(output_names, np.tile(np.arange(k), K1))

@@ -544,7 +544,7 @@ class FeatureEffect(_LazyResults, InterpretationMethod):
             self._defer_results(_Once(functools.partial(plan.finish, preds, names)))
         if res is not None:
             self.results = res
-            self._results_made(res)
+            self._results_made(res, getattr(plan, "curve_xy", None))
         self._finished = True
 
     def _flush(self) -> None:
@@ -656,12 +656,16 @@ class FeatureEffect(_LazyResults, InterpretationMethod):
                        self.predictor.batch_size, perms=perms, anchor_rows=anchor_rows)
 
     # ---------------------------------------------------------------- interpolation / predict
-    def _results_made(self, res) -> None:
+    def _results_made(self, res, curve=None) -> None:
         """Keep a copy of the 1-D curve :meth:`predict` interpolates, as the run computed it
         (iml builds its ``approxfun`` in ``run()``: editing ``results`` later does not change
-        the predictions, and copies of the object do not share it)."""
+        the predictions, and copies of the object do not share it). ``curve``: the plan's own
+        copy (grid as float, values) of a numeric one-output curve, where it keeps one."""
         self._curve = None
         if res is None or self.n_features != 1 or self._multiclass or self.method == "ice":
+            return
+        if curve is not None:
+            self._curve = ("numerical", *curve)
             return
         # the PDP rows come first in a pdp+ice table, one per distinct grid value
         k = self._pdp_rows if self.method == "pdp+ice" else len(res)

@@ -1261,3 +1261,17 @@ def test_data_value_range_is_the_columns_range_with_nan_for_missing_values():
     assert d.value_range("inf") == (-2.0, np.inf)
     assert all(np.isnan(v) for v in d.value_range("n")) and all(np.isnan(v) for v in d.value_range("i"))
     assert d.value_range("f") is d.value_range("f")        # computed once
+
+
+@pytest.mark.parametrize("center_at", [None, 0.3])
+def test_ale_predict_interpolates_a_copy_of_the_results_curve(lin_pred, center_at):
+    fe = FeatureEffect(lin_pred, "b", method="ale", grid_size=10, center_at=center_at)
+    kind, x, y = fe._curve
+    res = fe.results
+    assert kind == "numerical"
+    np.testing.assert_array_equal(x, res["b"].to_numpy(dtype=float))
+    np.testing.assert_array_equal(y, res[".value"].to_numpy())
+    assert not np.shares_memory(y, res[".value"].to_numpy()) and not np.shares_memory(x, res["b"].to_numpy())
+    np.testing.assert_array_equal(fe.predict(pd.DataFrame({"b": x})), y)
+    res.loc[:, ".value"] = 0.0                      # editing results leaves predict as the run made it
+    np.testing.assert_array_equal(fe.predict(pd.DataFrame({"b": x})), y)

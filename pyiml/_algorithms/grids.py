@@ -165,29 +165,29 @@ def ale_interval(x, grid) -> np.ndarray:
 
 
 def ale_grid(values, grid_size: int, feature_type: str, bounds=None) -> Tuple[np.ndarray, Optional[np.ndarray]]:
-    """ALE's grid of a numerical or integer feature and, where they come cheaply, the intervals.
+    """ALE's grid of a numerical or integer feature and, where every value is finite, each
+    value's interval.
 
     Returns ``(grid, intervals)``: ``grid`` is ``np.unique(grid_1d(values, grid_size,
-    feature_type, type="quantile"))`` (iml's type-1 quantile grid, distinct values); where
-    every value is finite and the quantiles were found through buckets
-    (:func:`pyiml._algorithms.rstats.bucket_order_statistics`: 4096 values or more, not too
-    skewed), ``intervals`` is ``ale_interval(x, grid)`` for every value, from the same buckets:
-    a value in a bucket without grid points lies above exactly the grid points of the buckets
-    below it, so only the values in buckets with a grid point (about 64 per grid point) are
-    compared with the grid. Otherwise ``intervals`` is None. The grid's ends are the minimum and
-    the maximum, so every value lies inside it. ``bounds``: ``(min, max)`` of the values (NaN
-    when one is missing) where the caller has them.
+    feature_type, type="quantile"))`` (iml's type-1 quantile grid, distinct values), whose ends
+    are the minimum and the maximum, so every finite value lies inside it; ``intervals`` is
+    ``ale_interval(x, grid)`` for every value, or None when a value is missing. Where the
+    quantiles were found through buckets (:func:`pyiml._algorithms.rstats.bucket_order_statistics`:
+    4096 values or more, not too skewed), the intervals come from the same buckets: a value in a
+    bucket without grid points lies above exactly the grid points of the buckets below it, so
+    only the values in buckets with a grid point (about 64 per grid point) are compared with the
+    grid. ``bounds``: ``(min, max)`` of the values (NaN when one is missing) where the caller has them.
     """
     x = float_values(values)
     n = x.size
-    if n >= 4096 and feature_type in ("numerical", "integer"):
+    if n and feature_type in ("numerical", "integer"):
         lo, hi = (x.min(), x.max()) if bounds is None else bounds   # (NaN propagates: finite ends, finite values)
         if np.isfinite(lo) and np.isfinite(hi):
             q, buckets = bucket_order_statistics(x, type1_ranks(n, r_seq(0.0, 1.0, grid_size)), bounds=(lo, hi))
             grid = np.unique(q)
             if feature_type == "integer" and not np.array_equal(np.rint(grid), grid):
-                grid, buckets = np.unique(np.rint(grid)), None   # (rounding moved grid points off the data)
-            return grid, None if buckets is None else _bucket_intervals(grid, buckets)
+                return np.unique(np.rint(grid)), None     # (rounding moved grid points off the data)
+            return grid, ale_interval(x, grid) if buckets is None else _bucket_intervals(grid, buckets)
     return np.unique(grid_1d(values, grid_size, feature_type, type="quantile")), None
 
 
