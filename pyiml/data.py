@@ -451,14 +451,15 @@ class Data:
     def value_range(self, feature: str) -> tuple:
         """``(min, max)`` of a numerical or integer feature as floats, NaN when it has a missing
         value (pd.NA of a nullable column too); computed once, as the data do not change."""
-        r = self._ranges.get(feature)
+        ranges = self.__dict__.setdefault("_ranges", {})   # (a Data pickled before the cache has none)
+        r = ranges.get(feature)
         if r is None:
             col = self.X[feature]
             if isinstance(col.dtype, pd.api.extensions.ExtensionDtype):
                 x = col.to_numpy(dtype=float, na_value=np.nan)
             else:
                 x = np.asarray(col, dtype=float)
-            r = self._ranges[feature] = (float(x.min()), float(x.max())) if x.size else (np.nan, np.nan)
+            r = ranges[feature] = (float(x.min()), float(x.max())) if x.size else (np.nan, np.nan)
         return r
 
     def encoded(self) -> Dict[str, np.ndarray]:

@@ -1275,3 +1275,16 @@ def test_ale_predict_interpolates_a_copy_of_the_results_curve(lin_pred, center_a
     np.testing.assert_array_equal(fe.predict(pd.DataFrame({"b": x})), y)
     res.loc[:, ".value"] = 0.0                      # editing results leaves predict as the run made it
     np.testing.assert_array_equal(fe.predict(pd.DataFrame({"b": x})), y)
+
+
+def test_data_pickled_without_the_range_cache_still_gives_ranges():
+    import pickle
+
+    from pyiml.data import Data
+
+    d = Data(pd.DataFrame({"f": [3.0, -1.5, 2.0], "g": [1.0, 2.0, 3.0]}))
+    state = d.__dict__.copy()
+    state.pop("_ranges")                   # as pickled by a pyiml before the cache
+    old = Data.__new__(Data)
+    old.__dict__.update(state)
+    assert pickle.loads(pickle.dumps(old)).value_range("f") == (-1.5, 3.0)
