@@ -3,9 +3,10 @@
 The hand-written specs of ``parity/specs`` pin chosen cases; this module draws cases at random
 so that the branches nobody thought of are compared too. A case is
 
-* random data: 12-90 rows (one case in ten: 1,000-5,000), 2-5 features drawn from numerical
-  (continuous or with heavy ties), integer, categorical (level order not alphabetical, sometimes
-  an unused level) and ordered categorical columns, plus a numeric target;
+* random data: 12-90 rows (one case in ten: 1,000-5,000; with ``--rows MIN MAX`` every case
+  MIN-MAX), 2-5 features drawn from numerical (continuous or with heavy ties), integer,
+  categorical (level order not alphabetical, sometimes an unused level) and ordered categorical
+  columns, plus a numeric target;
 * a random model written once in Python — a sum of main effects, per-level effects and one
   interaction, sometimes turned into 2-3 class probabilities by a softmax — that both sides
   call: pyiml as ``predict_function``, R's iml through :func:`r_bridge.as_r_predict_function`,
@@ -38,7 +39,7 @@ import math
 import sys
 import traceback
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 import pandas as pd
@@ -280,8 +281,10 @@ def _model_and_target(rng, X, kinds, levels, local_model: bool):
     return multi, model, data, predictor
 
 
-def make_case(seed: int, method: Optional[str] = None) -> FuzzCase:
-    """The random case of ``seed`` (optionally forcing the method)."""
+def make_case(seed: int, method: Optional[str] = None, rows: Optional[Tuple[int, int]] = None) -> FuzzCase:
+    """The random case of ``seed`` (optionally forcing the method; ``rows``: a number of rows
+    drawn from ``rows[0]..rows[1]`` instead, from a stream of its own, the rest of the case as
+    without it)."""
     rng = np.random.default_rng(seed)
     # draws added later come from a second stream, so the cases of earlier seeds stay the same
     extra = np.random.default_rng([seed, 7])
@@ -293,6 +296,8 @@ def make_case(seed: int, method: Optional[str] = None) -> FuzzCase:
     wide = np.random.default_rng([seed, 13])
     if wide.uniform() < 1 / 12 and n_rows is None:
         n_rows = int(wide.integers(5, 12))
+    if rows is not None:
+        n_rows = int(np.random.default_rng([seed, 29]).integers(rows[0], rows[1] + 1))
     # iml fails on: ordered factors in LocalModel, character features in TreeSurrogate (partykit)
     # and next to a categorical ALE feature (order_levels, spec §18.12); unused levels in ALE and
     # in TreeSurrogate with several outputs (docs/differences.md)
@@ -621,6 +626,9 @@ def main(argv=None) -> int:
     ap.add_argument("--method", default=None, choices=METHODS)
     ap.add_argument("--chains", action="store_true",
                     help="chains of 2-4 calls under one seed instead of single calls")
+    ap.add_argument("--rows", type=int, nargs=2, metavar=("MIN", "MAX"), default=None,
+                    help="every (single) case with MIN-MAX rows, e.g. 4096 30000 for the paths of large data "
+                         "(ALE's grid and intervals from one bucket pass)")
     ap.add_argument("--tolerance", type=float, default=None,
                     help="relative tolerance instead of 1e-9 (0: the sides must agree to the bit)")
     ap.add_argument("-v", action="store_true", help="print every case, not only failures")
@@ -628,7 +636,7 @@ def main(argv=None) -> int:
     counts: Dict[str, int] = {}
     for seed in range(args.start, args.start + args.cases):
         try:
-            case = make_chain(seed) if args.chains else make_case(seed, args.method)
+            case = make_chain(seed) if args.chains else make_case(seed, args.method, rows=args.rows)
             if args.tolerance is not None:
                 case.tolerance = args.tolerance
             res = run_chain(case) if args.chains else run_case(case)
