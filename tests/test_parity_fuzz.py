@@ -34,6 +34,27 @@ def test_random_case_matches_iml(r, method, seed):
     assert res.status == "pass", f"{case.recipe()}: {res.status} diff {res.max_abs_diff:.3g} {res.detail}"
 
 
+@pytest.mark.parametrize("seed", [74, 79])
+def test_random_large_case_matches_iml(r, seed):
+    """Cases of 4,096-12,000 rows (``--rows``): ALE of continuous features whose grid and intervals
+    come from one bucket pass (1-D with seed 74, 2-D with 79), to the bit."""
+    from pyiml._algorithms.grids import r_seq
+    from pyiml._algorithms.rstats import bucket_order_statistics, type1_ranks
+
+    case = make_case(seed, "FeatureEffect", rows=(4096, 12000))
+    assert case.params["method"] == "ale" and len(case.data) >= 4096
+    feats = case.params["feature"] if isinstance(case.params["feature"], list) else [case.params["feature"]]
+    for f in feats:   # (the path these seeds are here for: the grid found through buckets)
+        x = case.data[f].to_numpy(dtype=float)
+        ranks = type1_ranks(x.size, r_seq(0.0, 1.0, case.params["grid_size"] + 1))
+        assert bucket_order_statistics(x, ranks)[1] is not None
+    case.tolerance = 0.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = run_case(case)
+    assert res.status == "pass", f"{case.recipe()}: {res.status} diff {res.max_abs_diff:.3g} {res.detail}"
+
+
 @pytest.mark.parametrize("seed", [3, 4, 9, 20, 24, 27])
 def test_random_chain_under_one_seed_matches_iml(r, seed):
     """2-4 calls under one RRandom equal the same calls after one set.seed in R: every method
