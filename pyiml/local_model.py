@@ -275,7 +275,7 @@ class LocalModel(InterpretationMethod):
         _, P, outputs = self._pred
         self._multiclass = P.shape[1] > 1
         x = self.x_interest
-        labels = _feature_values(x)[0]
+        labels = _feature_values(x, data.all_float)[0]
         names, cols, matrix = recode(data, X, x, labels)
         if not np.isfinite(matrix).all():
             self._refuse_non_finite(matrix)

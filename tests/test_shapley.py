@@ -264,3 +264,40 @@ def test_points_outside_a_small_dtype_are_explained_as_given():
             assert lm.predict().iloc[0, 0] == pytest.approx(LocalModel(wide, pts, k=2).predict().iloc[0, 0])
         ts = TreeSurrogate(p, maxdepth=2)
         assert ts.predict(x).equals(TreeSurrogate(wide, maxdepth=2).predict(x))
+
+
+def test_points_in_other_numeric_dtypes_for_float_data_are_the_same_points(data):
+    """float32, int64 and uint8 columns of a point (float data) are converted as the general path
+    converts them: the same results and point as the float64 point; a bool column is refused."""
+    from pyiml.shapley import check_x_interest
+
+    p = Predictor(predict_function=nonlinear, data=data)
+    point = pd.DataFrame({"a": [2.0], "b": [0.5], "c": [3.0], "d": [4.0]})
+    want = Shapley(p, point, sample_size=20, random_state=RRandom(5))
+    for dtypes in ({c: np.float32 for c in COLS}, {"a": np.int64, "c": np.int64, "d": np.int64},
+                   {"a": np.uint8, "b": np.float32, "c": np.int64}):
+        other = point.astype(dtypes)
+        got = Shapley(p, other, sample_size=20, random_state=RRandom(5))
+        pd.testing.assert_frame_equal(got.results, want.results, check_exact=True)
+        pd.testing.assert_frame_equal(got.x_interest, want.x_interest, check_exact=True)
+    with pytest.raises(TypeError, match="column 'a' must be numeric"):
+        check_x_interest(p.data, point.assign(a=[True]))
+
+
+@pytest.mark.parametrize("rows", [1, 3])
+def test_chain_built_in_one_selection_equals_row_by_row(data, monkeypatch, rows):
+    """Few samples' chains are built in one selection, larger ones row by row: the same design,
+    so the same contributions to the bit (batches cutting the chain take the row-by-row path)."""
+    import pyiml.shapley as shapley_module
+
+    p = Predictor(predict_function=nonlinear, data=data)
+    X = data.iloc[:rows]
+    one = Shapley(p, X, sample_size=30, random_state=RRandom(2))
+    monkeypatch.setattr(shapley_module, "_SELECT_AT_ONCE", 0)
+    by_row = Shapley(p, X, sample_size=30, random_state=RRandom(2))
+    np.testing.assert_array_equal(one.contributions, by_row.contributions)
+    pd.testing.assert_frame_equal(one.results, by_row.results, check_exact=True)
+    monkeypatch.undo()
+    small = Shapley(Predictor(predict_function=nonlinear, data=data, batch_size=7), X, sample_size=30,
+                    random_state=RRandom(2))
+    np.testing.assert_array_equal(small.contributions, one.contributions)
