@@ -141,7 +141,7 @@ def check_x_interest(data, x_interest, argument: str = "x_interest", allow_missi
     if len(x) == 0:
         raise ValueError(f"{argument} has no rows: pass at least one row to "
                          f"{'explain' if argument == 'x_interest' else 'predict'}")
-    na = [c for c, bad in zip(x.columns, isna.any(axis=0)) if bad]
+    na = [c for c, bad in zip(x.columns, isna.any(axis=0)) if bad] if isna.any() else []
     if na and not allow_missing:
         raise ValueError(f"{argument} has missing values in column(s) {na}: every feature needs a value")
     if plain:
@@ -338,15 +338,18 @@ class Shapley(InterpretationMethod):
         x = self.x_interest
         n_points, M, p = len(x), self.sample_size, data.n_features
         bg, rank, zsel = self._draws(n_points)
-        zrow = np.take_along_axis(bg, zsel, axis=1)  # (R, M) data row of each sample's z
+        zrow = bg[np.arange(n_points)[:, None], zsel]  # (R, M) data row of each sample's z
         xenc = _encode_rows(data, x)
         bs = self.predictor.batch_size
         ranges, workers = plan_chunks(n_points, M * p + 1, bs, self.n_jobs, self.progress, "Shapley", self.predictor)
         chunks = [np.arange(c.start, c.stop) for c in ranges]
         parts = map_items(lambda rows: self._contributions(rows, rank, zrow, xenc), chunks, workers, bs,
                           self.progress, "Shapley", key=self.predictor)
-        diff = np.concatenate([d for d, _ in parts], axis=0)
-        y_x = np.concatenate([px for _, px in parts], axis=0)
+        if len(parts) == 1:
+            diff, y_x = parts[0]
+        else:
+            diff = np.concatenate([d for d, _ in parts], axis=0)
+            y_x = np.concatenate([px for _, px in parts], axis=0)
         self.contributions = diff
         self._multiclass = diff.shape[3] > 1
         outputs = list(self.predictor.output_names)
@@ -375,11 +378,14 @@ class Shapley(InterpretationMethod):
         pts = np.repeat(rows, M)  # the point of interest of each sample
         n_chain = S * p
         fast = data.all_float
+        at_once = fast and n_chain * p <= _SELECT_AT_ONCE   # (the whole chain in one selection, if in one batch)
         if fast:  # (feature, sample) values of x and of z; order[t, s]: the feature at position t
             xs = np.vstack([xenc[c][pts] for c in names])
             zs = np.vstack([enc[c][zr] for c in names])
-            order = np.empty((p, S), dtype=np.intp)
-            np.put_along_axis(order, rkT, np.arange(p)[:, None], axis=0)
+            order = None     # (needed only row by row)
+            if not at_once or self.predictor.batch_size < n_chain:
+                order = np.empty((p, S), dtype=np.intp)
+                np.put_along_axis(order, rkT, np.arange(p)[:, None], axis=0)
             xs_flat = xs.reshape(-1)
         else:
             xs = [xenc[c][pts] for c in names]
@@ -390,7 +396,7 @@ class Shapley(InterpretationMethod):
             dst = np.empty((p, e - s)) if fast else [np.empty(e - s, dtype=np.result_type(enc[c], xenc[c]))
                                                      for c in names]
             pos, prev = s, None
-            if fast and s == 0 and e >= n_chain and n_chain * p <= _SELECT_AT_ONCE:
+            if at_once and s == 0 and e >= n_chain:
                 # the whole chain of few samples in one selection (row t of sample a: x on the
                 # features ranked before t); larger chains go row by row below, each row copied from
                 # the one before with one feature switched (less memory traffic than a full select)
@@ -434,7 +440,7 @@ class Shapley(InterpretationMethod):
         with np.errstate(invalid="ignore"):   # inf - inf (a model infinite at an infinite x_interest) is NaN, as in R
             np.subtract(chain[1:], chain[:-1], out=step[:p - 1])
             np.subtract(np.repeat(px, M, axis=0), chain[p - 1], out=step[p - 1])
-        diff = np.take_along_axis(step, rkT[:, :, None], axis=0)  # (feature, sample, class)
+        diff = step[rkT[:, :, None], np.arange(S)[None, :, None], np.arange(K)]  # (feature, sample, class)
         return diff.transpose(1, 0, 2).reshape(Rc, M, p, K), px
 
     def _set_predictions(self, y_x: np.ndarray, outputs: List[str]) -> None:
