@@ -408,19 +408,19 @@ class AleNumCatPlan:
         fnum, fcat = self.features
         z = self.grid
         if self.intervals is not None:     # every row inside the grid
-            x = None
             rows = np.arange(self.data.n_rows)
+            self.k_int = self.intervals
         else:
             x = self.data.X[fnum].to_numpy(dtype=float)
             rows = np.flatnonzero((x >= z[0]) & (x <= z[-1]))
             _check_covered(rows, fnum, z)
+            self.k_int = ale_interval(x[rows], z)
         whole = rows.size == self.data.n_rows
         Xf = self.data.X if whole else self.data.X.iloc[rows]
         lev = categorical_levels(self.data, Xf, fcat,
                                  None if whole else f"inside the grid points of {fnum!r} ({z[0]:g} to {z[-1]:g})")
         self.lev = lev
         K = len(lev.levels)
-        self.k_int = ale_interval(x[rows], z) if x is not None else self.intervals
         pools = {fnum: encode_values(self.data, fnum, self.grid_column), fcat: lev.encoded}
         pos = lev.pos
         inc = np.flatnonzero(pos < K - 1)

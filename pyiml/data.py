@@ -454,11 +454,9 @@ class Data:
         ranges = self.__dict__.setdefault("_ranges", {})   # (a Data pickled before the cache has none)
         r = ranges.get(feature)
         if r is None:
-            col = self.X[feature]
-            if isinstance(col.dtype, pd.api.extensions.ExtensionDtype):
-                x = col.to_numpy(dtype=float, na_value=np.nan)
-            else:
-                x = np.asarray(col, dtype=float)
+            from ._algorithms.grids import float_values
+
+            x = float_values(self.X[feature])
             r = ranges[feature] = (float(x.min()), float(x.max())) if x.size else (np.nan, np.nan)
         return r
 

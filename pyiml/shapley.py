@@ -379,17 +379,22 @@ class Shapley(InterpretationMethod):
         n_chain = S * p
         fast = data.all_float
         at_once = fast and n_chain * p <= _SELECT_AT_ONCE   # (the whole chain in one selection, if in one batch)
-        if fast:  # (feature, sample) values of x and of z; order[t, s]: the feature at position t
+        if fast:  # (feature, sample) values of x and of z
             xs = np.vstack([xenc[c][pts] for c in names])
             zs = np.vstack([enc[c][zr] for c in names])
-            order = None     # (needed only row by row)
-            if not at_once or self.predictor.batch_size < n_chain:
-                order = np.empty((p, S), dtype=np.intp)
-                np.put_along_axis(order, rkT, np.arange(p)[:, None], axis=0)
             xs_flat = xs.reshape(-1)
         else:
             xs = [xenc[c][pts] for c in names]
             zs = [enc[c][zr] for c in names]
+        order: List[np.ndarray] = []
+
+        def positions() -> np.ndarray:
+            """[t, s]: the feature at position t of sample s (made when a chain is first built row by row)."""
+            if not order:
+                o = np.empty((p, S), dtype=np.intp)
+                np.put_along_axis(o, rkT, np.arange(p)[:, None], axis=0)
+                order.append(o)
+            return order[0]
 
         def make(s: int, e: int):
             # (a point's value may need a wider dtype than the data's: -1 for a uint8 feature)
@@ -417,7 +422,7 @@ class Shapley(InterpretationMethod):
                 elif prev is not None and prev[1:] == (a, b):
                     # row t is row t - 1 with the feature at position t - 1 switched to x
                     dst[:, at] = dst[:, prev[0]]
-                    f = order[t - 1, a:b]
+                    f = positions()[t - 1, a:b]
                     dst.reshape(-1)[f * (e - s) + np.arange(lo, lo + b - a)] = xs_flat[f * S + np.arange(a, b)]
                 else:
                     _select_into(dst[:, at], rkT[:, a:b] < t, xs[:, a:b], zs[:, a:b])

@@ -674,13 +674,6 @@ def _python_predictor(model, type_: Optional[str]) -> Callable[[pd.DataFrame], p
     raise TypeError(f"model must have a predict method or be a callable f(newdata), got {type(model).__name__}")
 
 
-def _prediction_to_r(out: pd.DataFrame):
-    """A prediction frame → the R data.frame iml keeps as it is (same columns as pyiml's), at
-    rinterface level (:func:`r_bridge.convert.frame_sexp`: no reference cycle that would keep it
-    in R's memory until Python's garbage collector runs)."""
-    return convert.frame_sexp(out)
-
-
 def as_r_predict_function(model, type: Optional[str] = None, data: Optional[pd.DataFrame] = None):
     """A Python model as an R prediction function for R's ``iml::Predictor``.
 
@@ -924,7 +917,8 @@ def _predict_callback(key):
             nd = convert.r2py(newdata)
             if not isinstance(nd, pd.DataFrame):
                 raise TypeError(f"newdata must be an R data.frame, got {_type_name(newdata)}")
-            return _prediction_to_r(entry[1](nd))
+            # (at rinterface level: no robjects reference cycle keeping it in R's memory)
+            return convert.frame_sexp(entry[1](nd))
         except BaseException as exc:  # noqa: BLE001 - every Python error must reach R as an R error
             return _python_error_to_r(exc)
 
