@@ -198,6 +198,7 @@ def floor_rows(n: int, p: int, G: int = 20, R: int = 5, M: int = 100) -> Dict[st
         "FeatureImp": n * (p * R + 1),          # the p·R permuted copies of the data, and the data
         "PDP+ICE 1-D": n * G,
         "ALE 1-D": 2 * n,                       # the data at the lower and the upper interval ends
+        "ALE 2-D": 4 * n,                       # the data at the four corners of its cell
         "Shapley 1 row": 2 * M * p + n + 1,     # iml's 2·M·p design, the data and the point
         "Shapley 100 rows": 100 * 2 * M * p + n + 100,
     }
@@ -248,7 +249,7 @@ def closed_form_cases(n: int) -> List[Case]:
         Case("ALE 2-D (grid 20x20)", n,
              pyiml=lambda: pyiml.FeatureEffect(predictor, ["x1", "x2"], method="ale", grid_size=G),
              r_code='FeatureEffect$new(predictor, c("x1", "x2"), method = "ale", grid.size = 20)',
-             floor=_floor(X, 4 * n), data=data),
+             floor=_floor(X, rows["ALE 2-D"]), data=data),
         Case("Interaction overall (grid 30)", n,
              pyiml=lambda: pyiml.Interaction(predictor, grid_size=30, random_state=1),
              r_code=_r("Interaction$new(predictor, grid.size = 30)", p * (2 * 30 * n + 30)),

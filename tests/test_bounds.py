@@ -8,8 +8,15 @@ from parity import bounds
 def test_bare_ale_and_pdp_ice_equal_pyiml():
     X, todo = bounds.bounds(300)
     checked = {b.name: b.check(b.bare(), b.pyiml()) for b in todo if b.check is not None}
-    assert set(checked) == {"ALE 1-D (grid 20)", "PDP+ICE 1-D (grid 20)"}
+    assert set(checked) == {"ALE 1-D (grid 20)", "ALE 2-D (grid 20x20)", "PDP+ICE 1-D (grid 20)"}
     assert all(d < 1e-12 for d in checked.values()), checked
+
+
+def test_bare_ale_equals_pyiml_with_bucket_intervals():
+    # 5,000 rows: the grids and intervals come from the bucket pass, no 2-D cell is empty
+    X, todo = bounds.bounds(5000)
+    checked = {b.name: b.check(b.bare(), b.pyiml()) for b in todo if b.name.startswith("ALE")}
+    assert len(checked) == 2 and all(d < 1e-12 for d in checked.values()), checked
 
 
 def test_bare_feature_imp_and_shapley_estimate_the_same_quantities():
@@ -35,4 +42,4 @@ def test_table_is_written(tmp_path):
     text = out.read_text()
     assert text.startswith("# Lower bounds of the floor ratios")
     rows = [ln for ln in text.splitlines() if ln.startswith("| ") and "200 |" in ln]
-    assert len(rows) == 5
+    assert len(rows) == 6
