@@ -29,6 +29,12 @@ Random methods run under ``RRandom(seed)`` and ``set.seed(seed)``. Results are c
 under one ``RRandom(seed)`` and one ``set.seed(seed)`` in R, so each method must also leave R's
 session generator where iml leaves it.
 
+``python -m parity.fuzz --r-models`` replaces the model by an R model fitted in R to the case's
+data (``lm``, sometimes with an interaction; ``rpart``; ``randomForest``; ``nnet::multinom``;
+probabilities or, for rpart, class labels), which pyiml calls through ``r_bridge.RModel`` and R's
+iml directly: the path of an R model explained from Python, with R's own factor and integer
+handling and ``predict`` methods on both sides.
+
 ``python -m parity.fuzz --cases 200`` runs many cases and prints each failure's recipe;
 ``tests/test_parity_fuzz.py`` runs a fixed set of seeds in ``make test``.
 """
@@ -112,6 +118,7 @@ class FuzzCase:
     tolerance: float = 1e-9
     calls: List[Dict[str, Any]] = field(default_factory=list)
     nullable: List[str] = field(default_factory=list)   # columns pyiml gets in pandas' nullable dtypes
+    model_text: Optional[str] = None    # an R model's code (``--r-models``)
 
     def _shown(self) -> dict:
         return {k: (f"<{len(v)} rows>" if isinstance(v, pd.DataFrame) else v) for k, v in self.params.items()}
@@ -122,15 +129,18 @@ class FuzzCase:
 
     def recipe(self) -> str:
         calls = [c["method"] for c in self.calls]
-        return (f"seed={self.seed} {self.method} {_data_text(self.data, self.y, self.model, self.nullable)} "
+        return (f"seed={self.seed} {self.method} "
+                f"{_data_text(self.data, self.y, self.model, self.nullable, self.model_text)} "
                 f"predictor={self.predictor} params={self._shown()} rseed={self.rseed} calls={calls}")
 
 
-def _data_text(data: pd.DataFrame, y: str, model, nullable=()) -> str:
+def _data_text(data: pd.DataFrame, y: str, model, nullable=(), model_text: Optional[str] = None) -> str:
     """Rows, feature dtypes (pyiml's, where they are nullable) and the kind of model, for a recipe."""
     py_data = _py_data(data, nullable)
     kinds = ", ".join(f"{c}:{v.dtype}" for c, v in py_data.drop(columns=y).items())
-    if isinstance(model, RandomModel):
+    if model_text is not None:
+        out = "R " + model_text
+    elif isinstance(model, RandomModel):
         out = "multi" + str(model.classes) if model.classes else "single"
     else:
         out = "sklearn " + type(model[-1]).__name__
@@ -141,9 +151,10 @@ _NULLABLE = {"float64": "Float64", "int64": "Int64", "object": "string"}
 
 
 def _nullable_columns(stream: np.random.Generator, X: pd.DataFrame, model) -> List[str]:
-    """In one case in four with the random model: numeric and string columns that pyiml gets as
-    pandas' nullable ``Float64``, ``Int64`` and ``string`` (R gets the same values as always)."""
-    if not isinstance(model, RandomModel) or stream.uniform() >= 0.25:
+    """In one case in four with the random model or an R model: numeric and string columns that
+    pyiml gets as pandas' nullable ``Float64``, ``Int64`` and ``string`` (R gets the same values
+    as always)."""
+    if not (isinstance(model, RandomModel) or _is_r_model(model)) or stream.uniform() >= 0.25:
         return []
     return [c for c in X.columns if str(X[c].dtype) in _NULLABLE and stream.uniform() < 0.6]
 
@@ -246,6 +257,64 @@ def _sklearn_model(rng, X, kinds, y, multi: bool):
     return make_pipeline(enc, est).fit(X, target)
 
 
+def _is_r_model(model) -> bool:
+    return type(model).__name__ == "RModel"
+
+
+def _r_model(stream: np.random.Generator, data: pd.DataFrame, y: str, multi: bool):
+    """An R model fitted in R to ``data`` (``--r-models``), drawn from ``stream``: regression
+    ``lm`` (sometimes with one interaction), ``rpart`` or ``randomForest``; classification
+    ``rpart`` (probabilities, or labels where every class is predicted for some row),
+    ``randomForest`` (probabilities) or ``nnet::multinom`` (3 or more classes). Both sides call
+    the same R object: pyiml through ``r_bridge.RModel``, R's iml directly. Returns
+    ``(RModel, its code, data)``; a class target loses its unused categories (R's classifiers
+    would carry empty classes). No randomForest with character columns (it refuses them). None
+    where a class target has a single class (tiny data): no R classifier fits that."""
+    from r_bridge import RModel, convert, session
+
+    data = data.copy()
+    if multi:
+        data[y] = data[y].cat.remove_unused_categories()
+        if len(data[y].cat.categories) < 2:
+            return None
+    feats = [c for c in data.columns if c != y]
+    strings = any(data[c].dtype == object for c in feats)
+    if multi:
+        kinds = ["rpart", "rpart"] + ([] if strings else ["randomForest"]) + (
+            ["multinom"] if len(data[y].cat.categories) >= 3 else [])
+    else:
+        kinds = ["lm", "lm", "rpart"] + ([] if strings else ["randomForest"])
+    kind = str(stream.choice(kinds))
+    packages: tuple = ()
+    type_ = None
+    if kind == "lm":
+        rhs = "."
+        if len(feats) >= 2 and stream.uniform() < 0.5:
+            a, b = (str(v) for v in stream.choice(feats, size=2, replace=False))
+            rhs = f". + {a}:{b}"
+        code = f"lm({y} ~ {rhs}, data = d)"
+    elif kind == "rpart":
+        packages = ("rpart",)
+        code = f"rpart::rpart({y} ~ ., data = d, control = rpart::rpart.control(cp = 0.01, minsplit = 6))"
+        type_ = "prob" if multi else None
+    elif kind == "randomForest":
+        packages = ("randomForest",)
+        code = f"{{set.seed({int(stream.integers(1, 1000))}); randomForest::randomForest({y} ~ ., data = d, ntree = 15)}}"
+        type_ = "prob" if multi else None
+    else:
+        packages = ("nnet",)
+        code = f"nnet::multinom({y} ~ ., data = d, trace = FALSE)"
+        type_ = "probs"
+    session.require(packages)
+    fit = session.r_eval(code, d=convert.py2r(data))
+    if kind == "rpart" and multi and stream.uniform() < 0.5:
+        labels = np.asarray(convert.r2py(session.r_eval("as.character(predict(m, d, type = 'class'))",
+                                                        m=fit, d=convert.py2r(data))))
+        if set(labels) == {str(c) for c in data[y].cat.categories}:
+            type_ = "class"
+    return RModel(fit, type=type_, packages=packages), code + ("" if type_ is None else f" [type={type_}]"), data
+
+
 def _anchor(rng, col: np.ndarray) -> float:
     """A random centring value inside the feature's range: rounded to 2 decimals unless that
     leaves the range (pyiml raises for a center_at outside it, iml extends the grid)."""
@@ -281,10 +350,12 @@ def _model_and_target(rng, X, kinds, levels, local_model: bool):
     return multi, model, data, predictor
 
 
-def make_case(seed: int, method: Optional[str] = None, rows: Optional[Tuple[int, int]] = None) -> FuzzCase:
+def make_case(seed: int, method: Optional[str] = None, rows: Optional[Tuple[int, int]] = None,
+              r_models: bool = False) -> FuzzCase:
     """The random case of ``seed`` (optionally forcing the method; ``rows``: a number of rows
     drawn from ``rows[0]..rows[1]`` instead, from a stream of its own, the rest of the case as
-    without it)."""
+    without it; ``r_models``: the model an R model fitted to the data (:func:`_r_model`), drawn
+    from a stream of its own)."""
     rng = np.random.default_rng(seed)
     # draws added later come from a second stream, so the cases of earlier seeds stay the same
     extra = np.random.default_rng([seed, 7])
@@ -324,12 +395,34 @@ def make_case(seed: int, method: Optional[str] = None, rows: Optional[Tuple[int,
             if method == "LocalModel" and counts.min() < 2 and "class_" not in predictor:
                 # as for the random model: a class of 0-1 argmax rows stops glmnet in R
                 predictor["class_"] = fitted[int(counts.argmax())]
+    model_text = None
+    fitted = _r_model(np.random.default_rng([seed, 31]), data, "y", multi) if r_models else None   # a sixth stream
+    if fitted is not None:
+        model, model_text, data = fitted
+        predictor = _fit_class(predictor, model, data.drop(columns="y"), method == "LocalModel")
     # a fourth stream (added later still): ALE grid points, FeatureEffects' center_at, class predictions
     more = np.random.default_rng([seed, 17])
     params, calls, rseed = _method_arguments(rng, extra, method, fe_method, X, kinds, multi, more=more)
     # a fifth stream: pandas' nullable dtypes on pyiml's side
     nullable = _nullable_columns(np.random.default_rng([seed, 19]), X, model)
-    return FuzzCase(seed, data, "y", model, method, params, predictor, rseed, calls=calls, nullable=nullable)
+    return FuzzCase(seed, data, "y", model, method, params, predictor, rseed, calls=calls, nullable=nullable,
+                    model_text=model_text)
+
+
+def _fit_class(predictor: Dict[str, Any], model, X: pd.DataFrame, local_model: bool) -> Dict[str, Any]:
+    """The Predictor arguments for an R model: ``class_`` kept only when it names one of the
+    model's output columns; for LocalModel, the most frequent predicted class where a class is
+    the most probable one of fewer than two rows (glmnet's multinomial fit refuses it)."""
+    predictor = dict(predictor)
+    out = model._pyiml_predict(X)
+    cols = [str(c) for c in out.columns]
+    if predictor.get("class_") is not None and predictor["class_"] not in cols:
+        predictor.pop("class_")
+    if local_model and len(cols) > 1 and "class_" not in predictor:
+        counts = np.bincount(out.to_numpy(dtype=float).argmax(axis=1), minlength=len(cols))
+        if counts.min() < 2:
+            predictor["class_"] = cols[int(counts.argmax())]
+    return predictor
 
 
 def _method_arguments(rng, extra, method: str, fe_method: str, X: pd.DataFrame, kinds, multi: bool, more=None):
@@ -499,7 +592,8 @@ def run_case(case: FuzzCase) -> FuzzResult:
     spec = Spec(name=f"fuzz{case.seed}", method=case.method, seed=case.rseed, tolerance=case.tolerance,
                 params=case.params, calls=case.calls)
     features = case.data.drop(columns=case.y)
-    how = {"model": case.model} if hasattr(case.model, "predict") else {"predict_function": case.model}
+    how = ({"model": case.model} if hasattr(case.model, "predict") or _is_r_model(case.model)
+           else {"predict_function": case.model})
     py_err = r_err = None
     py, r = {}, {}
     try:
@@ -558,22 +652,29 @@ class ChainCase:
     rseed: int
     tolerance: float = 1e-9
     nullable: List[str] = field(default_factory=list)   # columns pyiml gets in pandas' nullable dtypes
+    model_text: Optional[str] = None    # an R model's code (``--r-models``)
 
     def recipe(self) -> str:
         steps = " -> ".join(s.call_text() for s in self.steps)
-        return (f"chain seed={self.seed} {_data_text(self.data, self.y, self.model, self.nullable)} "
+        return (f"chain seed={self.seed} {_data_text(self.data, self.y, self.model, self.nullable, self.model_text)} "
                 f"predictor={self.predictor} rseed={self.rseed}: {steps}")
 
 
-def make_chain(seed: int) -> ChainCase:
+def make_chain(seed: int, r_models: bool = False) -> ChainCase:
     """The random chain of ``seed``: random data without the inputs some method refuses
-    (ordered factors, strings, unused levels), a random model, and 2-4 random method calls."""
+    (ordered factors, strings, unused levels), a random model (``r_models``: an R model fitted to
+    the data, :func:`_r_model`), and 2-4 random method calls."""
     rng = np.random.default_rng([seed, 11])
     methods = [str(rng.choice(METHODS)) for _ in range(int(rng.integers(2, 5)))]
     fe_methods = [str(rng.choice(["ale", "pdp", "ice", "pdp+ice"])) for _ in methods]
     X, kinds, levels = _random_data(rng, allow_ordered="LocalModel" not in methods, allow_unused=False,
                                     allow_string=False)
     multi, model, data, predictor = _model_and_target(rng, X, kinds, levels, "LocalModel" in methods)
+    model_text = None
+    fitted = _r_model(np.random.default_rng([seed, 31]), data, "y", multi) if r_models else None
+    if fitted is not None:
+        model, model_text, data = fitted
+        predictor = _fit_class(predictor, model, X, "LocalModel" in methods)
     if rng.uniform() < 0.3:
         predictor["batch_size"] = int(rng.choice([8, 50, 334]))
     steps = []
@@ -582,7 +683,7 @@ def make_chain(seed: int) -> ChainCase:
         steps.append(FuzzCase(seed, data, "y", model, m, params, predictor, None, calls=calls))
     rseed = int(rng.integers(1, 10_000))
     return ChainCase(seed, data, "y", model, predictor, steps, rseed,
-                     nullable=_nullable_columns(np.random.default_rng([seed, 19]), X, model))
+                     nullable=_nullable_columns(np.random.default_rng([seed, 19]), X, model), model_text=model_text)
 
 
 def run_chain(chain: ChainCase) -> FuzzResult:
@@ -596,7 +697,7 @@ def run_chain(chain: ChainCase) -> FuzzResult:
 
     features = chain.data.drop(columns=chain.y)
     py_data = _py_data(chain.data, chain.nullable)
-    how = {"predict_function": chain.model}
+    how = {"model": chain.model} if _is_r_model(chain.model) else {"predict_function": chain.model}
     specs = [Spec(name=f"chain{chain.seed}-{i + 1}-{s.method}", method=s.method, seed=None, tolerance=chain.tolerance,
                   params=s.params, calls=s.calls) for i, s in enumerate(chain.steps)]
     py_err = r_err = None
@@ -629,6 +730,9 @@ def main(argv=None) -> int:
     ap.add_argument("--rows", type=int, nargs=2, metavar=("MIN", "MAX"), default=None,
                     help="every (single) case with MIN-MAX rows, e.g. 4096 30000 for the paths of large data "
                          "(ALE's grid and intervals from one bucket pass)")
+    ap.add_argument("--r-models", action="store_true",
+                    help="the model an R model fitted to the case's data (lm, rpart, randomForest, multinom), "
+                         "which pyiml calls through r_bridge.RModel and R's iml directly")
     ap.add_argument("--tolerance", type=float, default=None,
                     help="relative tolerance instead of 1e-9 (0: the sides must agree to the bit)")
     ap.add_argument("-v", action="store_true", help="print every case, not only failures")
@@ -636,7 +740,8 @@ def main(argv=None) -> int:
     counts: Dict[str, int] = {}
     for seed in range(args.start, args.start + args.cases):
         try:
-            case = make_chain(seed) if args.chains else make_case(seed, args.method, rows=args.rows)
+            case = (make_chain(seed, r_models=args.r_models) if args.chains
+                    else make_case(seed, args.method, rows=args.rows, r_models=args.r_models))
             if args.tolerance is not None:
                 case.tolerance = args.tolerance
             res = run_chain(case) if args.chains else run_case(case)

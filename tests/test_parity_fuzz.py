@@ -9,6 +9,7 @@ the generator avoids, so any R failure fails the test too.
 """
 import warnings
 
+import numpy as np
 import pytest
 
 from parity.fuzz import METHODS, make_case, make_chain, run_case, run_chain
@@ -67,6 +68,50 @@ def test_random_chain_under_one_seed_matches_iml(r, seed):
         warnings.simplefilter("ignore")
         res = run_chain(chain)
     assert res.status == "pass", f"{chain.recipe()}: {res.status} diff {res.max_abs_diff:.3g} {res.detail}"
+
+
+#: ``--r-models`` cases: the model an R model fitted to the case's data, which pyiml calls through
+#: r_bridge.RModel and R's iml directly. lm with a numeric x categorical interaction (FeatureEffect),
+#: randomForest probabilities (FeatureImp, ce), rpart probabilities with nullable Int64 and string
+#: columns (Shapley), multinom probabilities of one class (LocalModel), rpart regression
+#: (Interaction), randomForest regression (TreeSurrogate).
+R_MODEL_SEEDS = [6500001, 6500012, 6500013, 6500022, 6500043, 6500051]
+
+
+@pytest.mark.parametrize("seed", R_MODEL_SEEDS)
+def test_random_case_with_an_r_model_matches_iml(r, seed):
+    case = make_case(seed, r_models=True)
+    assert case.model_text is not None and type(case.model).__name__ == "RModel"
+    if case.method != "LocalModel":
+        case.tolerance = 0.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = run_case(case)
+    assert res.status == "pass", f"{case.recipe()}: {res.status} diff {res.max_abs_diff:.3g} {res.detail}"
+
+
+@pytest.mark.parametrize("seed", [6510001, 6510008])
+def test_random_chain_with_an_r_model_matches_iml(r, seed):
+    """Chains under one seed with an R model: randomForest probabilities (FeatureEffects ALE,
+    Shapley, ...), rpart class labels one-hot encoded (TreeSurrogate, Shapley, FeatureImp)."""
+    chain = make_chain(seed, r_models=True)
+    assert chain.model_text is not None
+    if "LocalModel" not in [s.method for s in chain.steps]:
+        chain.tolerance = 0.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = run_chain(chain)
+    assert res.status == "pass", f"{chain.recipe()}: {res.status} diff {res.max_abs_diff:.3g} {res.detail}"
+
+
+def test_r_model_falls_back_where_no_classifier_fits(r):
+    """A class target with a single class in the data (tiny data) gets no R model: the case keeps
+    its own model (no R classifier fits one class)."""
+    from parity.fuzz import RandomModel, _r_model
+
+    case = make_case(6500019, r_models=True)
+    assert case.model_text is None and isinstance(case.model, RandomModel)
+    assert _r_model(np.random.default_rng(0), case.data, "y", True) is None
 
 
 def test_chain_failure_names_the_differing_calls():
