@@ -24,15 +24,22 @@ SEEDS = [(m, s) for m in METHODS for s in (11, 22, 33, 44)] + [
     ("FeatureEffect", 9), ("Shapley", 9), ("LocalModel", 9), ("TreeSurrogate", 41)]
 
 
+def _assert_matches(item, run, exact: bool) -> None:
+    """Run a case or chain (``run``: run_case or run_chain), to the bit where ``exact``."""
+    if exact:
+        item.tolerance = 0.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = run(item)
+    assert res.status == "pass", f"{item.recipe()}: {res.status} diff {res.max_abs_diff:.3g} {res.detail}"
+
+
 @pytest.mark.parametrize("method,seed", SEEDS, ids=[f"{m}-{s}" for m, s in SEEDS])
 def test_random_case_matches_iml(r, method, seed):
     case = make_case(seed, method)
-    if method != "LocalModel":   # both sides call one model: iml's numbers to the bit (LocalModel's
-        case.tolerance = 0.0     # multinomial lasso agrees to about 1e-14: docs/differences.md)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        res = run_case(case)
-    assert res.status == "pass", f"{case.recipe()}: {res.status} diff {res.max_abs_diff:.3g} {res.detail}"
+    # both sides call one model: iml's numbers to the bit (LocalModel's multinomial lasso agrees
+    # to about 1e-14: docs/differences.md)
+    _assert_matches(case, run_case, exact=method != "LocalModel")
 
 
 @pytest.mark.parametrize("seed", [74, 79])
@@ -49,11 +56,7 @@ def test_random_large_case_matches_iml(r, seed):
         x = case.data[f].to_numpy(dtype=float)
         ranks = type1_ranks(x.size, r_seq(0.0, 1.0, case.params["grid_size"] + 1))
         assert bucket_order_statistics(x, ranks)[1] is not None
-    case.tolerance = 0.0
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        res = run_case(case)
-    assert res.status == "pass", f"{case.recipe()}: {res.status} diff {res.max_abs_diff:.3g} {res.detail}"
+    _assert_matches(case, run_case, exact=True)
 
 
 @pytest.mark.parametrize("seed", [3, 4, 9, 20, 24, 27])
@@ -62,12 +65,7 @@ def test_random_chain_under_one_seed_matches_iml(r, seed):
     leaves the generator where iml leaves it (these seeds mix PDP/ICE, FeatureEffects,
     FeatureImp, Shapley with explain(), Interaction and the methods that draw nothing)."""
     chain = make_chain(seed)
-    if "LocalModel" not in [s.method for s in chain.steps]:
-        chain.tolerance = 0.0
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        res = run_chain(chain)
-    assert res.status == "pass", f"{chain.recipe()}: {res.status} diff {res.max_abs_diff:.3g} {res.detail}"
+    _assert_matches(chain, run_chain, exact="LocalModel" not in [s.method for s in chain.steps])
 
 
 #: ``--r-models`` cases: the model an R model fitted to the case's data, which pyiml calls through
@@ -83,11 +81,7 @@ def test_random_case_with_an_r_model_matches_iml(r, seed):
     case = make_case(seed, r_models=True)
     assert case.model_text is not None and type(case.model).__name__ == "RModel"
     if case.method != "LocalModel":
-        case.tolerance = 0.0
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        res = run_case(case)
-    assert res.status == "pass", f"{case.recipe()}: {res.status} diff {res.max_abs_diff:.3g} {res.detail}"
+        _assert_matches(case, run_case, exact=True)
 
 
 @pytest.mark.parametrize("seed", [6510001, 6510008])
@@ -96,12 +90,7 @@ def test_random_chain_with_an_r_model_matches_iml(r, seed):
     Shapley, ...), rpart class labels one-hot encoded (TreeSurrogate, Shapley, FeatureImp)."""
     chain = make_chain(seed, r_models=True)
     assert chain.model_text is not None
-    if "LocalModel" not in [s.method for s in chain.steps]:
-        chain.tolerance = 0.0
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        res = run_chain(chain)
-    assert res.status == "pass", f"{chain.recipe()}: {res.status} diff {res.max_abs_diff:.3g} {res.detail}"
+    _assert_matches(chain, run_chain, exact="LocalModel" not in [s.method for s in chain.steps])
 
 
 def test_r_model_falls_back_where_no_classifier_fits(r):
