@@ -30,8 +30,8 @@ under one ``RRandom(seed)`` and one ``set.seed(seed)`` in R, so each method must
 session generator where iml leaves it.
 
 ``python -m parity.fuzz --r-models`` replaces the model by an R model fitted in R to the case's
-data (``lm``, sometimes with an interaction; ``rpart``; ``randomForest``; ``nnet::multinom``;
-probabilities or, for rpart, class labels), which pyiml calls through ``r_bridge.RModel`` and R's
+data (``lm``, sometimes with an interaction; ``rpart``; ``randomForest``; ``nnet::multinom``; a
+logistic ``glm``; probabilities or, for rpart, class labels), which pyiml calls through ``r_bridge.RModel`` and R's
 iml directly: the path of an R model explained from Python, with R's own factor and integer
 handling and ``predict`` methods on both sides.
 
@@ -261,11 +261,14 @@ def _is_r_model(model) -> bool:
     return type(model).__name__ == "RModel"
 
 
-def _r_model(stream: np.random.Generator, data: pd.DataFrame, y: str, multi: bool):
+def _r_model(stream: np.random.Generator, data: pd.DataFrame, y: str, multi: bool,
+             glm_stream: Optional[np.random.Generator] = None):
     """An R model fitted in R to ``data`` (``--r-models``), drawn from ``stream``: regression
     ``lm`` (sometimes with one interaction), ``rpart`` or ``randomForest``; classification
     ``rpart`` (probabilities, or labels where every class is predicted for some row),
-    ``randomForest`` (probabilities) or ``nnet::multinom`` (3 or more classes). Both sides call
+    ``randomForest`` (probabilities) or ``nnet::multinom`` (3 or more classes); with two classes,
+    in three cases of ten drawn from ``glm_stream``, a logistic ``glm`` whose one output is the
+    probability of the second class (``type = "response"``). Both sides call
     the same R object: pyiml through ``r_bridge.RModel``, R's iml directly. Returns
     ``(RModel, its code, data)``; a class target loses its unused categories (R's classifiers
     would carry empty classes). No randomForest with character columns (it refuses them). None
@@ -285,6 +288,8 @@ def _r_model(stream: np.random.Generator, data: pd.DataFrame, y: str, multi: boo
     else:
         kinds = ["lm", "lm", "rpart"] + ([] if strings else ["randomForest"])
     kind = str(stream.choice(kinds))
+    if multi and len(data[y].cat.categories) == 2 and glm_stream is not None and glm_stream.uniform() < 0.3:
+        kind = "glm"
     packages: tuple = ()
     type_ = None
     if kind == "lm":
@@ -293,6 +298,9 @@ def _r_model(stream: np.random.Generator, data: pd.DataFrame, y: str, multi: boo
             a, b = (str(v) for v in stream.choice(feats, size=2, replace=False))
             rhs = f". + {a}:{b}"
         code = f"lm({y} ~ {rhs}, data = d)"
+    elif kind == "glm":
+        code = f"glm({y} ~ ., family = binomial, data = d)"
+        type_ = "response"
     elif kind == "rpart":
         packages = ("rpart",)
         code = f"rpart::rpart({y} ~ ., data = d, control = rpart::rpart.control(cp = 0.01, minsplit = 6))"
@@ -396,7 +404,8 @@ def make_case(seed: int, method: Optional[str] = None, rows: Optional[Tuple[int,
                 # as for the random model: a class of 0-1 argmax rows stops glmnet in R
                 predictor["class_"] = fitted[int(counts.argmax())]
     model_text = None
-    fitted = _r_model(np.random.default_rng([seed, 31]), data, "y", multi) if r_models else None   # a sixth stream
+    fitted = (_r_model(np.random.default_rng([seed, 31]), data, "y", multi, np.random.default_rng([seed, 37]))
+              if r_models else None)   # a sixth and a seventh stream
     if fitted is not None:
         model, model_text, data = fitted
         predictor = _fit_class(predictor, model, data.drop(columns="y"), method == "LocalModel")
@@ -671,7 +680,8 @@ def make_chain(seed: int, r_models: bool = False) -> ChainCase:
                                     allow_string=False)
     multi, model, data, predictor = _model_and_target(rng, X, kinds, levels, "LocalModel" in methods)
     model_text = None
-    fitted = _r_model(np.random.default_rng([seed, 31]), data, "y", multi) if r_models else None
+    fitted = (_r_model(np.random.default_rng([seed, 31]), data, "y", multi, np.random.default_rng([seed, 37]))
+              if r_models else None)
     if fitted is not None:
         model, model_text, data = fitted
         predictor = _fit_class(predictor, model, X, "LocalModel" in methods)
