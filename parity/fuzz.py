@@ -272,7 +272,9 @@ def _r_model(stream: np.random.Generator, data: pd.DataFrame, y: str, multi: boo
     the same R object: pyiml through ``r_bridge.RModel``, R's iml directly. Returns
     ``(RModel, its code, data)``; a class target loses its unused categories (R's classifiers
     would carry empty classes). No randomForest with character columns (it refuses them). None
-    where a class target has a single class (tiny data): no R classifier fits that."""
+    where a class target has a single class (tiny data): no R classifier fits that. Expected
+    ``r-error`` cases: ``multinom`` predicts one row as a vector, which stops iml wherever it
+    predicts one row (Shapley's point, Interaction's first call; docs/differences.md)."""
     from r_bridge import RModel, convert, session
 
     data = data.copy()
