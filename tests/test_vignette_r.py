@@ -24,7 +24,7 @@ pytestmark = pytest.mark.r
 
 _R_VIGNETTE = """
 set.seed(42)
-data("Boston", package = "MASS")
+data("Boston", package = "MASS", envir = environment())
 rf <- randomForest::randomForest(medv ~ ., data = Boston, ntree = 10)
 after_fit <- .Random.seed
 X <- Boston[which(names(Boston) != "medv")]
