@@ -408,9 +408,11 @@ def make_case(seed: int, method: Optional[str] = None, rows: Optional[Tuple[int,
     model_text = None
     fitted = (_r_model(np.random.default_rng([seed, 31]), data, "y", multi, np.random.default_rng([seed, 37]))
               if r_models else None)   # a sixth and a seventh stream
-    if fitted is not None:
+    fitting = _fit_class(predictor, fitted[0], fitted[2].drop(columns="y"), method == "LocalModel") \
+        if fitted is not None else None
+    if fitting is not None:   # (else the case keeps its own model)
         model, model_text, data = fitted
-        predictor = _fit_class(predictor, model, data.drop(columns="y"), method == "LocalModel")
+        predictor = fitting
     # a fourth stream (added later still): ALE grid points, FeatureEffects' center_at, class predictions
     more = np.random.default_rng([seed, 17])
     params, calls, rseed = _method_arguments(rng, extra, method, fe_method, X, kinds, multi, more=more)
@@ -420,10 +422,12 @@ def make_case(seed: int, method: Optional[str] = None, rows: Optional[Tuple[int,
                     model_text=model_text)
 
 
-def _fit_class(predictor: Dict[str, Any], model, X: pd.DataFrame, local_model: bool) -> Dict[str, Any]:
+def _fit_class(predictor: Dict[str, Any], model, X: pd.DataFrame, local_model: bool) -> Optional[Dict[str, Any]]:
     """The Predictor arguments for an R model: ``class_`` kept only when it names one of the
     model's output columns; for LocalModel, the most frequent predicted class where a class is
-    the most probable one of fewer than two rows (glmnet's multinomial fit refuses it)."""
+    the most probable one of fewer than two rows (glmnet's multinomial fit refuses it). None for
+    LocalModel when the explained output is the same for every row (an rpart tree without a
+    split): pyiml refuses that on purpose where iml fits rounding noise (docs/differences.md)."""
     predictor = dict(predictor)
     out = model._pyiml_predict(X)
     cols = [str(c) for c in out.columns]
@@ -433,6 +437,11 @@ def _fit_class(predictor: Dict[str, Any], model, X: pd.DataFrame, local_model: b
         counts = np.bincount(out.to_numpy(dtype=float).argmax(axis=1), minlength=len(cols))
         if counts.min() < 2:
             predictor["class_"] = cols[int(counts.argmax())]
+    if local_model:
+        explained = out[[predictor["class_"]]] if predictor.get("class_") is not None else out
+        vals = explained.to_numpy(dtype=float)
+        if (vals == vals[0]).all():
+            return None
     return predictor
 
 
@@ -684,9 +693,10 @@ def make_chain(seed: int, r_models: bool = False) -> ChainCase:
     model_text = None
     fitted = (_r_model(np.random.default_rng([seed, 31]), data, "y", multi, np.random.default_rng([seed, 37]))
               if r_models else None)
-    if fitted is not None:
+    fitting = _fit_class(predictor, fitted[0], X, "LocalModel" in methods) if fitted is not None else None
+    if fitting is not None:   # (else the chain keeps its own model)
         model, model_text, data = fitted
-        predictor = _fit_class(predictor, model, X, "LocalModel" in methods)
+        predictor = fitting
     if rng.uniform() < 0.3:
         predictor["batch_size"] = int(rng.choice([8, 50, 334]))
     steps = []

@@ -105,6 +105,22 @@ def test_r_model_falls_back_where_no_classifier_fits(r):
     assert _r_model(np.random.default_rng(0), case.data, "y", True) is None
 
 
+def test_r_model_falls_back_where_local_model_explains_a_constant(r):
+    """A LocalModel of an R model whose explained output is the same for every row (seed 6570152:
+    an rpart tree without a split, class c1's probability 0.08 everywhere) would meet a deliberate
+    difference (pyiml refuses, iml fits rounding noise): the chain keeps its own model."""
+    from parity.fuzz import RandomModel, _fit_class, _r_model
+
+    chain = make_chain(6570152, r_models=True)
+    assert chain.model_text is None and isinstance(chain.model, RandomModel)
+    model, text, data = _r_model(np.random.default_rng([6570152, 31]), chain.data, "y", True,
+                                 np.random.default_rng([6570152, 37]))
+    assert text.startswith("rpart")
+    X = data.drop(columns="y")
+    assert _fit_class({"class_": "c1"}, model, X, local_model=True) is None
+    assert _fit_class({"class_": "c1"}, model, X, local_model=False) == {"class_": "c1"}
+
+
 def test_chain_failure_names_the_differing_calls():
     """A failing chain's detail names each call whose outputs differ (and only those)."""
     from parity.fuzz import _verdict
