@@ -406,13 +406,9 @@ def make_case(seed: int, method: Optional[str] = None, rows: Optional[Tuple[int,
                 # as for the random model: a class of 0-1 argmax rows stops glmnet in R
                 predictor["class_"] = fitted[int(counts.argmax())]
     model_text = None
-    fitted = (_r_model(np.random.default_rng([seed, 31]), data, "y", multi, np.random.default_rng([seed, 37]))
-              if r_models else None)   # a sixth and a seventh stream
-    fitting = _fit_class(predictor, fitted[0], fitted[2].drop(columns="y"), method == "LocalModel") \
-        if fitted is not None else None
-    if fitting is not None:   # (else the case keeps its own model)
-        model, model_text, data = fitted
-        predictor = fitting
+    swap = _with_r_model(seed, data, multi, predictor, method == "LocalModel") if r_models else None
+    if swap is not None:
+        model, model_text, data, predictor = swap
     # a fourth stream (added later still): ALE grid points, FeatureEffects' center_at, class predictions
     more = np.random.default_rng([seed, 17])
     params, calls, rseed = _method_arguments(rng, extra, method, fe_method, X, kinds, multi, more=more)
@@ -420,6 +416,18 @@ def make_case(seed: int, method: Optional[str] = None, rows: Optional[Tuple[int,
     nullable = _nullable_columns(np.random.default_rng([seed, 19]), X, model)
     return FuzzCase(seed, data, "y", model, method, params, predictor, rseed, calls=calls, nullable=nullable,
                     model_text=model_text)
+
+
+def _with_r_model(seed: int, data: pd.DataFrame, multi: bool, predictor: Dict[str, Any], local_model: bool):
+    """``(R model, its code, data, Predictor arguments)`` replacing a case's model (``--r-models``;
+    the sixth and seventh streams of ``seed``), or None where the case keeps its own model (see
+    :func:`_r_model` and :func:`_fit_class`)."""
+    fitted = _r_model(np.random.default_rng([seed, 31]), data, "y", multi, np.random.default_rng([seed, 37]))
+    if fitted is None:
+        return None
+    model, text, data = fitted
+    predictor = _fit_class(predictor, model, data.drop(columns="y"), local_model)
+    return None if predictor is None else (model, text, data, predictor)
 
 
 def _fit_class(predictor: Dict[str, Any], model, X: pd.DataFrame, local_model: bool) -> Optional[Dict[str, Any]]:
@@ -691,12 +699,9 @@ def make_chain(seed: int, r_models: bool = False) -> ChainCase:
                                     allow_string=False)
     multi, model, data, predictor = _model_and_target(rng, X, kinds, levels, "LocalModel" in methods)
     model_text = None
-    fitted = (_r_model(np.random.default_rng([seed, 31]), data, "y", multi, np.random.default_rng([seed, 37]))
-              if r_models else None)
-    fitting = _fit_class(predictor, fitted[0], X, "LocalModel" in methods) if fitted is not None else None
-    if fitting is not None:   # (else the chain keeps its own model)
-        model, model_text, data = fitted
-        predictor = fitting
+    swap = _with_r_model(seed, data, multi, predictor, "LocalModel" in methods) if r_models else None
+    if swap is not None:
+        model, model_text, data, predictor = swap
     if rng.uniform() < 0.3:
         predictor["batch_size"] = int(rng.choice([8, 50, 334]))
     steps = []
