@@ -369,6 +369,9 @@ def model_pair(name: str) -> ModelPair:
         m = _r_fit("rpart::rpart(Species ~ ., data = d)", "iris", ("rpart",),
                    type_=None if name == "rpart_iris_prob" else "class")
         return _one_model(m, data="iris", y="Species")
+    if name == "multinom_mixed_class":   # nnet's multinomial logit: class probabilities (type = "probs")
+        m = _r_fit("nnet::multinom(y ~ ., data = d, trace = FALSE)", "mixed_class", ("nnet",), type_="probs")
+        return _one_model(m, data="mixed_class", y="y")
     if name == "sk_mixed_pipeline_gbr":
         return _one_model(_sk_model(name), data="mixed", y="y")
     if name == "sk_mixed_pipeline_gbr_unordered":  # LocalModel: iml fails on ordered factors; the encoder does not care
@@ -384,4 +387,5 @@ MODELS = ("friedman1_closed", "friedman1_small_closed", "friedman1_large_closed"
           "ties_closed", "ties_na_closed", "rf_boston", "rf_iris_prob", "rf_iris_class",
           "sk_iris_logreg", "sk_friedman_gbr", "lm_fac", "lm_fac_shuffled", "glm_link", "glm_response",
           "glm_factor_link", "glm_factor_response", "rpart_mixed", "rpart_iris_prob", "rpart_iris_class",
+          "multinom_mixed_class",
           "sk_mixed_pipeline_gbr", "sk_mixed_pipeline_gbr_unordered", "sk_mixed_pipeline_logreg")
