@@ -20,8 +20,9 @@ DOCS_PREFACE = (
     "both sides call, random arguments and follow-up calls of every method) and compares them the same way; "
     "`python -m parity.fuzz --chains` runs 2-4 random calls one after the other under one `RRandom` and one "
     "`set.seed`, so each method must also leave R's session generator where iml leaves it; with "
-    "`--r-models` the model is an R model fitted to the case's data (`lm`, `rpart`, `randomForest`, "
-    "`nnet::multinom`) that pyiml calls through `r_bridge.RModel` and iml directly. "
+    "`--r-models` the model is an R model fitted to the case's data (`lm`, logistic `glm`, `rpart`, "
+    "`randomForest`, `ranger`, `e1071::svm`, `nnet::multinom`) that pyiml calls through `r_bridge.RModel` "
+    "and iml directly. "
     "`tests/test_parity_fuzz.py` runs a fixed set of each in `make test`, and `tests/upstream/` states iml's "
     "own testthat expectations with the numbers from iml run live.\n\n"
 )

@@ -30,8 +30,9 @@ under one ``RRandom(seed)`` and one ``set.seed(seed)`` in R, so each method must
 session generator where iml leaves it.
 
 ``python -m parity.fuzz --r-models`` replaces the model by an R model fitted in R to the case's
-data (``lm``, sometimes with an interaction; ``rpart``; ``randomForest``; ``nnet::multinom``; a
-logistic ``glm``; probabilities or, for rpart, class labels), which pyiml calls through ``r_bridge.RModel`` and R's
+data (``lm``, sometimes with an interaction; ``rpart``; ``randomForest``; ``ranger``;
+``e1071::svm``; ``nnet::multinom``; a logistic ``glm``; probabilities or, for rpart, class
+labels), which pyiml calls through ``r_bridge.RModel`` and R's
 iml directly: the path of an R model explained from Python, with R's own factor and integer
 handling and ``predict`` methods on both sides.
 
@@ -262,13 +263,17 @@ def _is_r_model(model) -> bool:
 
 
 def _r_model(stream: np.random.Generator, data: pd.DataFrame, y: str, multi: bool,
-             glm_stream: Optional[np.random.Generator] = None):
+             glm_stream: Optional[np.random.Generator] = None, more_stream: Optional[np.random.Generator] = None):
     """An R model fitted in R to ``data`` (``--r-models``), drawn from ``stream``: regression
     ``lm`` (sometimes with one interaction), ``rpart`` or ``randomForest``; classification
     ``rpart`` (probabilities, or labels where every class is predicted for some row),
     ``randomForest`` (probabilities) or ``nnet::multinom`` (3 or more classes); with two classes,
     in three cases of ten drawn from ``glm_stream``, a logistic ``glm`` whose one output is the
-    probability of the second class (``type = "response"``). Both sides call
+    probability of the second class (``type = "response"``); without character columns, drawn
+    from ``more_stream``: ``ranger`` (probabilities for classes) predicted through
+    ``predict(model, newdata, seed = 1)$predictions`` (docs/differences.md: ranger's ``predict``
+    draws from R's generator without a seed) in three cases of twenty, and for regression
+    ``e1071::svm`` (which reads factor codes) in as many. Both sides call
     the same R object: pyiml through ``r_bridge.RModel``, R's iml directly. Returns
     ``(RModel, its code, data)``; a class target loses its unused categories (R's classifiers
     would carry empty classes). No randomForest with character columns (it refuses them). None
@@ -292,8 +297,12 @@ def _r_model(stream: np.random.Generator, data: pd.DataFrame, y: str, multi: boo
     kind = str(stream.choice(kinds))
     if multi and len(data[y].cat.categories) == 2 and glm_stream is not None and glm_stream.uniform() < 0.3:
         kind = "glm"
+    if more_stream is not None and not strings:
+        u = more_stream.uniform()
+        kind = "ranger" if u < 0.15 else ("svm" if u < 0.3 and not multi else kind)
     packages: tuple = ()
     type_ = None
+    predict_function = None
     if kind == "lm":
         rhs = "."
         if len(feats) >= 2 and stream.uniform() < 0.5:
@@ -311,12 +320,28 @@ def _r_model(stream: np.random.Generator, data: pd.DataFrame, y: str, multi: boo
         packages = ("randomForest",)
         code = f"{{set.seed({int(stream.integers(1, 1000))}); randomForest::randomForest({y} ~ ., data = d, ntree = 15)}}"
         type_ = "prob" if multi else None
+    elif kind == "ranger":
+        packages = ("ranger",)
+        prob = ", probability = TRUE" if multi else ""
+        code = f"ranger::ranger({y} ~ ., data = d, num.trees = 15{prob}, seed = {int(more_stream.integers(1, 1000))})"
+        predict_function = "function(model, newdata) predict(model, newdata, seed = 1)$predictions"
+    elif kind == "svm":
+        packages = ("e1071",)
+        code = f"e1071::svm({y} ~ ., data = d)"
     else:
         packages = ("nnet",)
         code = f"nnet::multinom({y} ~ ., data = d, trace = FALSE)"
         type_ = "probs"
     session.require(packages)
-    fit = session.r_eval(code, d=convert.py2r(data))
+    try:
+        fit = session.r_eval(code, d=convert.py2r(data))
+    except session.RError:
+        if kind not in ("ranger", "svm"):
+            raise
+        return None      # (e.g. svm on data it cannot scale)
+    if predict_function is not None:
+        return (RModel(fit, predict_function=predict_function, packages=packages),
+                code + " [predict(model, newdata, seed = 1)$predictions]", data)
     if kind == "rpart" and multi and stream.uniform() < 0.5:
         labels = np.asarray(convert.r2py(session.r_eval("as.character(predict(m, d, type = 'class'))",
                                                         m=fit, d=convert.py2r(data))))
@@ -420,9 +445,10 @@ def make_case(seed: int, method: Optional[str] = None, rows: Optional[Tuple[int,
 
 def _with_r_model(seed: int, data: pd.DataFrame, multi: bool, predictor: Dict[str, Any], local_model: bool):
     """``(R model, its code, data, Predictor arguments)`` replacing a case's model (``--r-models``;
-    the sixth and seventh streams of ``seed``), or None where the case keeps its own model (see
+    the sixth to eighth streams of ``seed``), or None where the case keeps its own model (see
     :func:`_r_model` and :func:`_fit_class`)."""
-    fitted = _r_model(np.random.default_rng([seed, 31]), data, "y", multi, np.random.default_rng([seed, 37]))
+    fitted = _r_model(np.random.default_rng([seed, 31]), data, "y", multi, np.random.default_rng([seed, 37]),
+                      np.random.default_rng([seed, 41]))
     if fitted is None:
         return None
     model, text, data = fitted

@@ -71,10 +71,11 @@ def test_random_chain_under_one_seed_matches_iml(r, seed):
 #: ``--r-models`` cases: the model an R model fitted to the case's data, which pyiml calls through
 #: r_bridge.RModel and R's iml directly. lm with a numeric x categorical interaction (FeatureEffect),
 #: randomForest probabilities (FeatureImp, ce), rpart probabilities with nullable Int64 and string
-#: columns (Shapley), multinom probabilities of one class (LocalModel), rpart regression
-#: (Interaction), randomForest regression (TreeSurrogate), a logistic glm's one probability against
-#: a two-class target (FeatureImp with f1).
-R_MODEL_SEEDS = [6500001, 6500012, 6500013, 6500022, 6500043, 6500051, 6550027]
+#: columns (Shapley), multinom probabilities of one class (LocalModel), ranger regression through
+#: predict(seed = 1) (Interaction), randomForest regression (TreeSurrogate), a logistic glm's one
+#: probability against a two-class target (FeatureImp with f1), ranger probabilities (PDP) and
+#: e1071::svm, which reads factor codes (PDP+ICE; LocalModel with explain and predict).
+R_MODEL_SEEDS = [6500001, 6500012, 6500013, 6500022, 6500043, 6500051, 6550027, 6700021, 6700076, 6700109]
 
 
 @pytest.mark.parametrize("seed", R_MODEL_SEEDS)
@@ -85,11 +86,12 @@ def test_random_case_with_an_r_model_matches_iml(r, seed):
         _assert_matches(case, run_case, exact=True)
 
 
-@pytest.mark.parametrize("seed", [6510001, 6510008, 6510017])
+@pytest.mark.parametrize("seed", [6510001, 6510008, 6510016, 6510017, 6510033])
 def test_random_chain_with_an_r_model_matches_iml(r, seed):
     """Chains under one seed with an R model: randomForest probabilities (FeatureEffects ALE,
-    Shapley, ...), a logistic glm (TreeSurrogate, Shapley, FeatureImp), rpart class labels one-hot
-    encoded (FeatureEffects, TreeSurrogate)."""
+    Shapley, ...), ranger probabilities (TreeSurrogate, Shapley, FeatureImp), a logistic glm
+    (FeatureEffects, Shapley), rpart class labels one-hot encoded (FeatureEffects, TreeSurrogate),
+    e1071::svm (Interaction, Shapley, FeatureImp, LocalModel)."""
     chain = make_chain(seed, r_models=True)
     assert chain.model_text is not None
     _assert_matches(chain, run_chain, exact="LocalModel" not in [s.method for s in chain.steps])
