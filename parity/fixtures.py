@@ -254,7 +254,8 @@ def _r_model(expr: str, packages: tuple, type_: str | None, seed: int):
 
 
 @functools.lru_cache(maxsize=None)
-def _r_fit(code: str, data: str, packages: tuple = (), type_: str | None = None, seed: int | None = None):
+def _r_fit(code: str, data: str, packages: tuple = (), type_: str | None = None, seed: int | None = None,
+           predict_function: str | None = None):
     """An R model fitted in R on a data set of this module (``d`` in ``code``)."""
     from r_bridge import RModel, convert, session
 
@@ -262,7 +263,7 @@ def _r_fit(code: str, data: str, packages: tuple = (), type_: str | None = None,
     if seed is not None:
         session.r_eval(f"set.seed({int(seed)})")
     fit = session.r_eval(code, d=convert.py2r(dataset(data)))
-    return RModel(fit, type=type_, packages=packages)
+    return RModel(fit, type=type_, packages=packages, predict_function=predict_function)
 
 
 def _sk_pipeline(classifier: bool):
@@ -369,6 +370,13 @@ def model_pair(name: str) -> ModelPair:
         m = _r_fit("rpart::rpart(Species ~ ., data = d)", "iris", ("rpart",),
                    type_=None if name == "rpart_iris_prob" else "class")
         return _one_model(m, data="iris", y="Species")
+    if name == "ranger_mixed":   # ranger's predict draws from R's generator unless given a seed
+        m = _r_fit("ranger::ranger(y ~ ., data = d, num.trees = 30, seed = 3)", "mixed", ("ranger",),
+                   predict_function="function(model, newdata) predict(model, newdata, seed = 1)$predictions")
+        return _one_model(m, data="mixed", y="y")
+    if name == "svm_mixed":   # e1071's svm reads factor codes
+        m = _r_fit("e1071::svm(y ~ ., data = d)", "mixed", ("e1071",))
+        return _one_model(m, data="mixed", y="y")
     if name == "multinom_mixed_class":   # nnet's multinomial logit: class probabilities (type = "probs")
         m = _r_fit("nnet::multinom(y ~ ., data = d, trace = FALSE)", "mixed_class", ("nnet",), type_="probs")
         return _one_model(m, data="mixed_class", y="y")
@@ -387,5 +395,5 @@ MODELS = ("friedman1_closed", "friedman1_small_closed", "friedman1_large_closed"
           "ties_closed", "ties_na_closed", "rf_boston", "rf_iris_prob", "rf_iris_class",
           "sk_iris_logreg", "sk_friedman_gbr", "lm_fac", "lm_fac_shuffled", "glm_link", "glm_response",
           "glm_factor_link", "glm_factor_response", "rpart_mixed", "rpart_iris_prob", "rpart_iris_class",
-          "multinom_mixed_class",
+          "multinom_mixed_class", "ranger_mixed", "svm_mixed",
           "sk_mixed_pipeline_gbr", "sk_mixed_pipeline_gbr_unordered", "sk_mixed_pipeline_logreg")
