@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 import pyiml
+from pyiml._ale import _half_steps, _midpoints
 from pyiml._algorithms.grids import ale_grid
 
 from .bench import _median_times, friedman_data, friedman_f
@@ -106,9 +107,7 @@ def bare_ale_2d(E: np.ndarray, cols, j1: int = 0, j2: int = 1) -> pd.DataFrame:
     dl = s / np.maximum(N, 1.0)
     empty = N == 0
     if empty.any():
-        c1 = (z1[:-1] + z1[1:]) / (2 * (z1[-1] - z1[0]))
-        c2 = (z2[:-1] + z2[1:]) / (2 * (z2[-1] - z2[0]))
-        xy = np.column_stack([np.repeat(c1, K2), np.tile(c2, K1)])
+        xy = np.column_stack([np.repeat(_midpoints(z1), K2), np.tile(_midpoints(z2), K1)])
         full = np.flatnonzero(~empty)
         d2 = ((xy[empty][:, None, :] - xy[full][None, :, :]) ** 2).sum(axis=2)
         dl[empty] = dl[full[d2.argmin(axis=1)]]
@@ -124,12 +123,11 @@ def bare_ale_2d(E: np.ndarray, cols, j1: int = 0, j2: int = 1) -> pd.DataFrame:
     A2 = np.concatenate(([0.0], np.nan_to_num(a2).cumsum()))
     Gm = F - A1[:, None] - A2[None, :]
     ale = Gm - (N * (Gm[:-1, :-1] + Gm[:-1, 1:] + Gm[1:, :-1] + Gm[1:, 1:]) / 4).sum() / N.sum()
-    h1 = 0.5 * np.diff(np.concatenate(([z1[0]], z1, [z1[-1]])))
-    h2 = 0.5 * np.diff(np.concatenate(([z2[0]], z2, [z2[-1]])))
+    (left1, right1), (left2, right2) = _half_steps(z1), _half_steps(z2)
     ii, jj = np.tile(np.arange(K1 + 1), K2 + 1), np.repeat(np.arange(K2 + 1), K1 + 1)
     return pd.DataFrame({".type": np.full(ii.size, "ale", dtype=object), ".ale": ale.T.ravel(),
-                         ".right": z1[ii] + h1[1:][ii], ".left": z1[ii] - h1[:-1][ii],
-                         ".bottom": z2[jj] + h2[1:][jj], ".top": z2[jj] - h2[:-1][jj],
+                         ".right": z1[ii] + right1[ii], ".left": z1[ii] - left1[ii],
+                         ".bottom": z2[jj] + right2[jj], ".top": z2[jj] - left2[jj],
                          cols[j1]: z1[ii], cols[j2]: z2[jj]}, copy=False)
 
 

@@ -339,15 +339,14 @@ def _r_model(stream: np.random.Generator, data: pd.DataFrame, y: str, multi: boo
         if kind not in ("ranger", "svm"):
             raise
         return None      # (e.g. svm on data it cannot scale)
-    if predict_function is not None:
-        return (RModel(fit, predict_function=predict_function, packages=packages),
-                code + " [predict(model, newdata, seed = 1)$predictions]", data)
     if kind == "rpart" and multi and stream.uniform() < 0.5:
         labels = np.asarray(convert.r2py(session.r_eval("as.character(predict(m, d, type = 'class'))",
                                                         m=fit, d=convert.py2r(data))))
         if set(labels) == {str(c) for c in data[y].cat.categories}:
             type_ = "class"
-    return RModel(fit, type=type_, packages=packages), code + ("" if type_ is None else f" [type={type_}]"), data
+    text = code + (f" [type={type_}]" if type_ is not None else
+                   " [predict(model, newdata, seed = 1)$predictions]" if predict_function is not None else "")
+    return RModel(fit, predict_function=predict_function, type=type_, packages=packages), text, data
 
 
 def _anchor(rng, col: np.ndarray) -> float:
