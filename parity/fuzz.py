@@ -783,7 +783,8 @@ def main(argv=None) -> int:
                     help="every (single) case with MIN-MAX rows, e.g. 4096 30000 for the paths of large data "
                          "(ALE's grid and intervals from one bucket pass)")
     ap.add_argument("--r-models", action="store_true",
-                    help="the model an R model fitted to the case's data (lm, rpart, randomForest, multinom), "
+                    help="the model an R model fitted to the case's data (lm, logistic glm, rpart, randomForest, "
+                         "ranger, e1071::svm, nnet::multinom), "
                          "which pyiml calls through r_bridge.RModel and R's iml directly")
     ap.add_argument("--tolerance", type=float, default=None,
                     help="relative tolerance instead of 1e-9 (0: the sides must agree to the bit)")

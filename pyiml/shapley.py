@@ -386,15 +386,15 @@ class Shapley(InterpretationMethod):
         else:
             xs = [xenc[c][pts] for c in names]
             zs = [enc[c][zr] for c in names]
-        order: List[np.ndarray] = []
+        order: Optional[np.ndarray] = None
 
         def positions() -> np.ndarray:
             """[t, s]: the feature at position t of sample s (made when a chain is first built row by row)."""
-            if not order:
-                o = np.empty((p, S), dtype=np.intp)
-                np.put_along_axis(o, rkT, np.arange(p)[:, None], axis=0)
-                order.append(o)
-            return order[0]
+            nonlocal order
+            if order is None:
+                order = np.empty((p, S), dtype=np.intp)
+                np.put_along_axis(order, rkT, np.arange(p)[:, None], axis=0)
+            return order
 
         def make(s: int, e: int):
             # (a point's value may need a wider dtype than the data's: -1 for a uint8 feature)

@@ -203,10 +203,7 @@ def _format_doubles(x: np.ndarray) -> list:
     w_sci = neg + (d > 0) + d + 4 + e
     fixed = w_fixed <= w_sci
     digits = np.where(fixed, rgt, d).tolist()
-    # fixed notation with decimals always has a point, so its trailing zeros go by two rstrips
-    # (no decimals: nothing to drop); scientific notation goes through _drop0
-    strs = [(("%.*f" % (k, val)).rstrip("0").rstrip(".") if k else "%.0f" % val) if f else _drop0("%.*e" % (k, val))
-            for f, k, val in zip(fixed.tolist(), digits, v.tolist())]
+    strs = [_drop0(("%.*f" if f else "%.*e") % (k, val)) for f, k, val in zip(fixed.tolist(), digits, v.tolist())]
     if idx.size == x.size:
         return strs
     for i, s in zip(idx.tolist(), strs):
